@@ -1,0 +1,371 @@
+package chans
+
+import (
+	"runtime"
+
+	"github.com/scalable-go/chans/internal/sched"
+)
+
+// Cell states and their histories.
+//
+// Every send takes a ticket s from S, every receive a ticket r from R, and
+// (buffered channels only) every buffer expansion a ticket b from B; the
+// send and the receive with equal tickets meet in the cell of that index. A
+// cell's state only moves forward, through one of the histories below. S, R:
+// the sender and the receiver of the cell; EB: the buffer expansion whose
+// ticket is the cell's index; X: Close. Histories 1-4 are the unbounded ones
+// (seed 002's nil → element and nil → waiter, plus cancellation); buffered
+// and rendezvous channels add the rest, where wS is seed 002's weakWaiter (a
+// sender parked until the buffer reaches it) and inBuffer its sentinel.
+//
+//	#   events                                      history
+//	1   S, R                                        nil → buffered
+//	2   R parks, S                                  nil → wR → done
+//	3   R parks and gives up (ctx, Close), S        nil → wR → cancelledRecv          (S restarts)
+//	4   R cannot wait (TryRecv, done ctx), S        nil → cancelledRecv               (S restarts)
+//	5   EB, S, R                                    nil → inBuffer → buffered
+//	6   EB, R parks, S                              nil → inBuffer → wR → done
+//	7   EB, R gives up, S                           nil → inBuffer → (wR →) cancelledRecv
+//	8   S parks, EB, R                              nil → wS → buffered               (EB moves the value into the buffer)
+//	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
+//	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend          (R and EB restart)
+//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend               (R and EB restart)
+//
+// A select registration (waiter.sel != nil) in place of wR or wS is claimed in
+// two steps, w → resuming → next, and a registration whose select went with
+// another case ends w → resuming → cancelledX (history 3, 7 or 10).
+//
+// Who moves a cell from each state:
+//
+//	nil            S: → buffered if the cell is in the buffer (s < B) or its
+//	                  receiver has its ticket (s < R), else → wS or cancelledSend
+//	               R: → wR or cancelledRecv
+//	               EB: → inBuffer
+//	inBuffer       S: → buffered;  R: → wR or cancelledRecv
+//	wR             S: → done;  R itself or X: → cancelledRecv
+//	wS             EB: → buffered;  R: → taken;  S itself or X: → cancelledSend
+//	resuming       the claimer of a select registration, to its next state
+//	buffered, done, taken, cancelledSend, cancelledRecv: final
+//
+// Buffer end. Seed 002 lets a sender block unless s < R + capacity. Once
+// waiters can be cancelled that is wrong (seed 000, section 3.2): a
+// cancelled sender inside R..R+capacity leaves a hole, and a later sender
+// would block while the buffer has room. So B is an explicit counter,
+// starting at the capacity: every receive that does not end in a
+// cancelledSend cell runs one buffer expansion (expand), which takes a ticket b
+// from B and makes cell b part of the buffer; an expansion that finds
+// cancelledSend takes another ticket, so holes are never counted as room.
+// Rendezvous channels have no buffer and no B: s < R is the only room.
+//
+// Linearization points: a send that delivers takes effect at the transition
+// to buffered or done (or, for a parked sender, at the claimer's transition
+// to buffered or taken); a receive that gets a value at its read of buffered,
+// or at the claimer's transition to done, or its own to taken.
+var (
+	markers         [7]waiter
+	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
+	stInBuffer      = &markers[1] // EB made the cell part of the buffer before its sender came
+	stDone          = &markers[2] // a sender put its value in elem for the receiver parked here
+	stTaken         = &markers[3] // the receiver took the value of the sender parked here
+	stCancelledSend = &markers[4] // the sender of this cell gave up; R and EB skip the cell
+	stCancelledRecv = &markers[5] // the receiver of this cell gave up; S skips the cell
+	stResuming      = &markers[6] // a claimer is completing the select registered here
+)
+
+// outcome is what a cell step tells the ticket loop.
+type outcome uint8
+
+const (
+	outOK        outcome = iota // delivered, or received
+	outRestart                  // the cell is dead for this operation: take a new ticket
+	outNoWait                   // the operation would have to wait and may not
+	outClosed                   // the channel is closed
+	outCancelled                // the context was done while parked
+)
+
+// Spin budgets before parking, in loads of the cell. A partner that has its
+// ticket is usually a few hundred nanoseconds away; parking and waking cost
+// microseconds.
+const (
+	spinPark  = 128  // before registering a waiter
+	spinNoWay = 1024 // before a non-blocking receive gives up on a cell whose sender has its ticket
+)
+
+// spinWhile spins until the state of cl is no longer st or the budget runs
+// out, and reports whether it changed.
+func spinWhile[T any](cl *cell[T], st *waiter, budget int) bool {
+	for i := 0; i < budget; i++ {
+		if cl.state.Load() != st {
+			return true
+		}
+		if i&63 == 63 {
+			runtime.Gosched()
+		}
+	}
+	return false
+}
+
+// roomFor reports whether the send with ticket s may complete without a
+// receiver at hand: its cell is in the buffer, or its receiver has its
+// ticket. The loads go S (by the caller), then B, then R, so that a false
+// answer held at the instant of the load of B.
+func (c *Chan[T]) roomFor(s uint64) bool {
+	if c.capacity > 0 && s < c.b.Load() {
+		return true
+	}
+	return s < c.r.Load()
+}
+
+// sendBounded runs the sender's side of the cell histories for a buffered or
+// rendezvous channel. block is false for TrySend and for an already-done
+// context: then the sender gives up the cell (history 11) where it would park.
+func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s uint64, v T, w *waiter, block bool) outcome {
+	cl := &seg.cells[i]
+	cl.elem = v
+	spun := !c.spin
+	for {
+		st := cl.state.Load()
+		sched.Point()
+		switch {
+		case st == nil || st == stInBuffer:
+			if st == stInBuffer || c.roomFor(s) {
+				if cl.state.CompareAndSwap(st, stBuffered) { // nil|inBuffer → buffered: the send takes effect
+					return outOK
+				}
+				continue
+			}
+			if !block {
+				if cl.state.CompareAndSwap(nil, stCancelledSend) { // nil → cancelledSend (history 11)
+					drop(cl)
+					seg.cancelled(true)
+					return outNoWait
+				}
+				continue
+			}
+			if !spun {
+				spun = true
+				spinWhile(cl, nil, spinPark)
+				continue
+			}
+			own := w
+			if own == nil {
+				own = sendWaiters.Get().(*waiter)
+			}
+			if !cl.state.CompareAndSwap(nil, own) { // nil → wS: park until EB or R claims it
+				if w == nil {
+					sendWaiters.Put(own)
+				}
+				continue
+			}
+			return c.park(done, seg, i, own, w == nil)
+		case st == stCancelledRecv:
+			drop(cl)
+			return outRestart
+		case st == stResuming:
+			runtime.Gosched()
+		case isWaiter(st) && st.op == opRecv:
+			if claim(seg, i, st, stDone) { // wR → done: hand the value to the parked receiver
+				st.wakeUp(resOK)
+				return outOK
+			}
+		default:
+			panic("chans: corrupt cell state in send")
+		}
+	}
+}
+
+// recvCell runs the receiver's side of the cell histories, for every kind of
+// channel. With block false (TryRecv, already-done context) the receiver
+// gives up a cell it would park in (history 4), after waiting briefly for a
+// sender that already has its ticket.
+func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint64, w *waiter, block bool) (T, outcome) {
+	cl := &seg.cells[i]
+	spun := !c.spin
+	var zero T
+	for {
+		st := cl.state.Load()
+		sched.Point()
+		switch {
+		case st == stBuffered:
+			v := cl.elem // the receive takes effect here
+			cl.elem = zero
+			c.expand()
+			return v, outOK
+		case st == nil || st == stInBuffer:
+			if r >= c.closeAt.Load() {
+				return zero, outClosed // no send at or past closeAt delivers
+			}
+			if !block {
+				if r < c.s.Load()&counterMask && spinWhile(cl, st, spinNoWay) {
+					continue // the sender of this cell arrived
+				}
+				if cl.state.CompareAndSwap(st, stCancelledRecv) { // nil|inBuffer → cancelledRecv (history 4, 7)
+					seg.cancelled(false)
+					c.expand()
+					return zero, outNoWait
+				}
+				continue
+			}
+			if !spun {
+				spun = true
+				if spinWhile(cl, st, spinPark) {
+					continue
+				}
+			}
+			own := w
+			if own == nil {
+				own = recvWaiters.Get().(*waiter)
+			}
+			if !cl.state.CompareAndSwap(st, own) { // nil|inBuffer → wR: park until S claims it
+				if w == nil {
+					recvWaiters.Put(own)
+				}
+				continue
+			}
+			c.expand()
+			switch out := c.park(done, seg, i, own, w == nil); out {
+			case outOK:
+				v := cl.elem // the sender wrote it before its claim
+				cl.elem = zero
+				return v, outOK
+			default:
+				return zero, out
+			}
+		case st == stCancelledSend:
+			return zero, outRestart
+		case st == stResuming:
+			runtime.Gosched()
+		case isWaiter(st) && st.op == opSend:
+			if claim(seg, i, st, stTaken) { // wS → taken: the receive takes effect here
+				v := cl.elem
+				cl.elem = zero
+				st.wakeUp(resOK)
+				c.expand()
+				return v, outOK
+			}
+		default:
+			panic("chans: corrupt cell state in receive")
+		}
+	}
+}
+
+// park blocks the owner of the registration own in cell i of seg until it is
+// claimed, or until done is closed and the owner cancels it first. It checks
+// for Close after registering, and Close walks the cells after setting its
+// bit, so one of them sees the other.
+func (c *Chan[T]) park(done <-chan struct{}, seg *segment[T], i int, own *waiter, pooled bool) outcome {
+	cl := &seg.cells[i]
+	idx := seg.id<<segShift | uint64(i)
+	send := own.op == opSend
+	out := c.await(done, seg, i, own, (send && c.s.Load()&closedBit != 0) || (!send && idx >= c.closeAt.Load()))
+	if out != outOK && send {
+		drop(cl)
+	}
+	if pooled {
+		if send {
+			sendWaiters.Put(own)
+		} else {
+			recvWaiters.Put(own)
+		}
+	}
+	return out
+}
+
+// await waits for the registration own to be claimed. closed says that the
+// owner saw Close after registering: then it withdraws at once.
+func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waiter, closed bool) outcome {
+	if closed && c.cancel(seg, i, own) {
+		return outClosed
+	}
+	select {
+	case <-own.wake:
+		return c.result(own)
+	case <-done:
+		if c.cancel(seg, i, own) {
+			return outCancelled
+		}
+		<-own.wake // claimed as the context fired: the operation happened
+		return c.result(own)
+	}
+}
+
+func (c *Chan[T]) result(w *waiter) outcome {
+	if w.res == resClosed {
+		return outClosed
+	}
+	return outOK
+}
+
+// cancel withdraws the owner's registration own: wS → cancelledSend or
+// wR → cancelledRecv. It fails when a claimer got there first.
+func (c *Chan[T]) cancel(seg *segment[T], i int, own *waiter) bool {
+	next := stCancelledRecv
+	if own.op == opSend {
+		next = stCancelledSend
+	}
+	if !seg.cells[i].state.CompareAndSwap(own, next) {
+		return false
+	}
+	seg.cancelled(own.op == opSend)
+	return true
+}
+
+// expand runs one buffer expansion (seed 000's expandBuffer): it makes the
+// next cell past the buffer part of it, restarting while that cell belongs
+// to a sender that gave up.
+func (c *Chan[T]) expand() {
+	if c.capacity <= 0 {
+		return
+	}
+	for {
+		seg := c.bufSeg.Load()
+		b := c.b.Add(1) - 1
+		sched.Point()
+		if b >= c.s.Load()&counterMask {
+			return // the sender of cell b has no ticket yet; it will find b < B
+		}
+		if id := b >> segShift; seg.id != id {
+			seg = c.findAndMove(&c.bufSeg, seg, id)
+			if seg.id != id {
+				// Segment removed: in a buffered channel only cells given up
+				// by receivers count towards removal, and expansion is done
+				// for those.
+				return
+			}
+		}
+		if c.expandCell(seg, int(b&segMask)) {
+			return
+		}
+	}
+}
+
+func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
+	cl := &seg.cells[i]
+	for {
+		st := cl.state.Load()
+		sched.Point()
+		switch {
+		case st == nil:
+			if cl.state.CompareAndSwap(nil, stInBuffer) { // nil → inBuffer: the coming sender will not park
+				return true
+			}
+		case st == stCancelledSend:
+			return false
+		case st == stResuming:
+			runtime.Gosched()
+		case isWaiter(st) && st.op == opSend:
+			if claim(seg, i, st, stBuffered) { // wS → buffered: the parked send takes effect
+				st.wakeUp(resOK)
+				return true
+			}
+		default: // buffered, done, taken, inBuffer, wR, cancelledRecv: the cell is in the buffer already
+			return true
+		}
+	}
+}
+
+// drop drops the cell's reference to a value that was not delivered.
+func drop[T any](cl *cell[T]) {
+	var zero T
+	cl.elem = zero
+}

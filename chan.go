@@ -1,0 +1,219 @@
+package chans
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"runtime"
+	"sync/atomic"
+)
+
+// Unbounded is the capacity that asks New for a channel whose sends never block.
+const Unbounded = -1
+
+// Sentinel errors. They are returned unwrapped, so both == and errors.Is work.
+var (
+	// ErrClosed reports an operation on a closed channel: a send, a receive on
+	// a closed and drained channel, or a second Close.
+	ErrClosed = errors.New("chans: channel closed")
+	// ErrFull reports that TrySend found no room: the buffer was full and, for
+	// a rendezvous channel, no receiver was waiting.
+	ErrFull = errors.New("chans: channel full")
+	// ErrEmpty reports that TryRecv found nothing: no buffered element and no
+	// waiting sender.
+	ErrEmpty = errors.New("chans: channel empty")
+)
+
+// Chan is a FIFO channel of T values. Create one with New; the zero value is
+// not usable. A Chan must not be copied after first use (go vet reports
+// copies). All methods may be called from any goroutine.
+//
+// The layout puts each counter that every operation writes on its own cache
+// line: S (senders and the closed bit), R (receivers) and B (end of the
+// buffer). See doc.go for the algorithm and bounded.go for the cell states.
+type Chan[T any] struct {
+	_ noCopy
+
+	_ pad
+	// s counts the send tickets handed out; bit 63 is set by Close.
+	s atomic.Uint64
+	_ pad
+	// r counts the receive tickets handed out.
+	r atomic.Uint64
+	_ pad
+	// b is the index of the first cell past the buffer (bounded channels).
+	b atomic.Uint64
+	_ pad
+
+	// Roots of the segment list, read before taking a ticket: the segment of
+	// the last send, receive and buffer expansion. Each holds a pointer
+	// reference on its segment, so that segments they name are never removed.
+	sendSeg atomic.Pointer[segment[T]]
+	recvSeg atomic.Pointer[segment[T]]
+	bufSeg  atomic.Pointer[segment[T]]
+
+	// closeAt is the send ticket count at Close (math.MaxUint64 while open):
+	// sends with tickets below it may still deliver, none at or above it do.
+	closeAt atomic.Uint64
+
+	capacity int  // as given to New
+	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
+	spares   spareList[T]
+}
+
+// New returns a channel with the given capacity: 0 for a rendezvous channel,
+// k > 0 for a channel buffering up to k values, or Unbounded. Any other
+// negative capacity panics.
+func New[T any](capacity int) *Chan[T] {
+	if capacity < Unbounded {
+		panic(fmt.Sprintf("chans: New called with negative capacity %d (want 0, a positive size, or Unbounded)", capacity))
+	}
+	c := &Chan[T]{capacity: capacity}
+	c.closeAt.Store(openMark)
+	if capacity > 0 {
+		c.b.Store(uint64(capacity))
+	}
+	roots := uint64(2)
+	if capacity > 0 {
+		roots = 3
+	}
+	s := newSegment[T](0, nil, roots, c.mixed())
+	c.sendSeg.Store(s)
+	c.recvSeg.Store(s)
+	if capacity > 0 {
+		c.bufSeg.Store(s) // only buffered channels expand a buffer
+	}
+	c.spin = runtime.GOMAXPROCS(0) > 1
+	return c
+}
+
+// Cap returns the capacity given to New: 0, a positive size, or Unbounded.
+func (c *Chan[T]) Cap() int { return c.capacity }
+
+// Handle returns a new handle on c for one goroutine's hot loop. A Handle owns
+// the waiter its goroutine parks on, so blocking operations through it never
+// touch a pool. It belongs to one goroutine at a time and holds no reference
+// to any segment between operations, so an idle Handle pins no memory.
+func (c *Chan[T]) Handle() *Handle[T] {
+	return &Handle[T]{c: c, ws: newWaiter(opSend), wr: newWaiter(opRecv)}
+}
+
+// Handle is a goroutine-local access path to a Chan. Its methods have the
+// semantics of the Chan methods of the same name. A Handle must be used by one
+// goroutine at a time; it may be handed from one goroutine to another.
+type Handle[T any] struct {
+	_  noCopy
+	c  *Chan[T]
+	ws *waiter // parks this handle's sends
+	wr *waiter // parks this handle's receives
+}
+
+// Chan returns the channel h operates on.
+func (h *Handle[T]) Chan() *Chan[T] { return h.c }
+
+// Send sends v on c, blocking while the channel has no room. It returns nil
+// once v is delivered (buffered, or taken by a receiver for a rendezvous
+// channel) and ErrClosed if the channel is closed first; then v was not
+// delivered and will never be received.
+//
+// Linearization: the cell transition that buffers v or hands it to a receiver;
+// for a failed send, the ticket taken after Close, or the cancellation of its
+// parked waiter by Close.
+func (c *Chan[T]) Send(v T) error { return c.send(nil, v, nil) }
+
+// SendContext is Send that gives up when ctx is done. It returns nil, ErrClosed,
+// or ctx.Err() as is; a send that returns ctx.Err() delivered nothing. If ctx
+// is already done and the send cannot proceed at once, it returns without
+// blocking.
+func (c *Chan[T]) SendContext(ctx context.Context, v T) error {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	return c.send(ctx, v, nil)
+}
+
+// TrySend sends v only if that needs no waiting: it returns ErrFull if the
+// buffer is full and (for a rendezvous channel) no receiver waits, ErrClosed if
+// the channel is closed (even if it is also full), and nil once v is
+// delivered. It never fails spuriously.
+func (c *Chan[T]) TrySend(v T) error { return c.trySend(v) }
+
+// Recv receives the next value. It blocks while the channel is empty and open;
+// ok is false once the channel is closed and every value sent before Close has
+// been received.
+//
+// Linearization: the cell transition that takes the value (or that hands it
+// to this receiver while parked); for ok == false, the moment the receive
+// ticket was found to lie past every send of the closed channel.
+func (c *Chan[T]) Recv() (v T, ok bool) {
+	v, err := c.recv(nil, nil)
+	return v, err == nil
+}
+
+// RecvContext is Recv that gives up when ctx is done. It returns the value and
+// nil, ErrClosed when closed and drained, or ctx.Err() as is; a receive that
+// returns ctx.Err() took nothing. A value handed over at the moment ctx fired
+// is returned with nil rather than dropped.
+func (c *Chan[T]) RecvContext(ctx context.Context) (T, error) {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	return c.recv(ctx, nil)
+}
+
+// TryRecv receives a value only if that needs no waiting. It returns ErrEmpty
+// if nothing is buffered and no sender waits, ErrClosed if the channel is
+// closed and drained. It never fails spuriously, and when the counters already
+// show an empty channel it writes no shared memory.
+func (c *Chan[T]) TryRecv() (T, error) { return c.tryRecv() }
+
+// All returns an iterator that receives values until the channel is closed and
+// drained. Breaking out of the loop takes no value beyond those yielded.
+func (c *Chan[T]) All() iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for {
+			v, ok := c.Recv()
+			if !ok || !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// Send is Chan.Send through h.
+func (h *Handle[T]) Send(v T) error { return h.c.send(nil, v, h.ws) }
+
+// SendContext is Chan.SendContext through h.
+func (h *Handle[T]) SendContext(ctx context.Context, v T) error {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	return h.c.send(ctx, v, h.ws)
+}
+
+// TrySend is Chan.TrySend through h.
+func (h *Handle[T]) TrySend(v T) error { return h.c.trySend(v) }
+
+// Recv is Chan.Recv through h.
+func (h *Handle[T]) Recv() (v T, ok bool) {
+	v, err := h.c.recv(nil, h.wr)
+	return v, err == nil
+}
+
+// RecvContext is Chan.RecvContext through h.
+func (h *Handle[T]) RecvContext(ctx context.Context) (T, error) {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	return h.c.recv(ctx, h.wr)
+}
+
+// TryRecv is Chan.TryRecv through h.
+func (h *Handle[T]) TryRecv() (T, error) { return h.c.tryRecv() }
+
+// noCopy lets go vet's copylocks check report copies of the struct holding it.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

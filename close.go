@@ -1,0 +1,109 @@
+package chans
+
+// Close closes the channel. Later sends fail with ErrClosed; senders parked
+// at Close wake with ErrClosed and their values are never received; values
+// already delivered stay receivable, after which receives report the channel
+// closed; receivers parked on the drained channel wake. Close returns
+// ErrClosed if the channel was already closed.
+//
+// Linearization: the atomic OR that sets the closed bit of S. Sends with
+// tickets below the count it returns (closeAt) were already under way; each
+// of them either delivers or, if it would have to wait, fails as if it came
+// after Close.
+func (c *Chan[T]) Close() error {
+	old := c.s.Or(closedBit)
+	if old&closedBit != 0 {
+		return ErrClosed
+	}
+	sc := old & counterMask
+	c.closeAt.Store(sc)
+
+	// Wake what can no longer complete: parked senders (all have tickets
+	// below sc) and receivers parked at or past sc. A registration made after
+	// this walk passed its cell sees the closed bit or closeAt itself (park).
+	// Parked operations before the oldest root need no help: the partner
+	// that moved the root past them has its ticket and will claim them.
+	lo := uint64(0)
+	start := c.sendSeg.Load()
+	if c.capacity >= 0 {
+		if r := c.recvSeg.Load(); r.id < start.id {
+			start = r
+		}
+		if c.capacity > 0 {
+			if b := c.bufSeg.Load(); b.id < start.id {
+				start = b
+			}
+		}
+	} else {
+		lo = sc // unbounded: no parked senders; receivers from sc on
+	}
+	end := max(c.r.Load(), sc)
+	for seg := start; seg != nil && seg.id<<segShift < end; seg = seg.next.Load() {
+		for i := range seg.cells {
+			idx := seg.id<<segShift | uint64(i)
+			if idx < lo {
+				continue
+			}
+			if idx >= end {
+				break
+			}
+			st := seg.cells[i].state.Load()
+			if !isWaiter(st) {
+				continue
+			}
+			if st.op == opSend {
+				if claim(seg, i, st, stCancelledSend) { // wS → cancelledSend: the send fails after Close
+					seg.cancelled(true)
+					st.wakeUp(resClosed)
+				}
+			} else if idx >= sc {
+				if claim(seg, i, st, stCancelledRecv) { // wR → cancelledRecv: no send will come
+					seg.cancelled(false)
+					st.wakeUp(resClosed)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Len returns the number of values buffered in the channel. The answer was
+// true at one instant during the call and may be stale by the time it returns;
+// it is exact when no operation runs concurrently. A rendezvous channel
+// buffers nothing and always reports 0.
+func (c *Chan[T]) Len() int {
+	r := c.r.Load()
+	sw := c.s.Load()
+	s := sw & counterMask
+	if sw&closedBit != 0 {
+		s = min(s, c.closeAt.Load())
+	}
+	switch {
+	case c.capacity < 0:
+		if s > r {
+			return int(s - r) // every cell in [R, S) holds or will hold a value
+		}
+		return 0
+	case c.capacity == 0:
+		return 0
+	}
+	end := min(s, c.b.Load())
+	if end <= r {
+		return 0
+	}
+	// Cells in [R, min(S, B)) hold values, and holes left by senders that
+	// gave up: count the values.
+	n := 0
+	for seg := c.recvSeg.Load(); seg != nil && seg.id<<segShift < end; seg = seg.next.Load() {
+		for i := range seg.cells {
+			idx := seg.id<<segShift | uint64(i)
+			if idx >= end {
+				break
+			}
+			if idx >= r && seg.cells[i].state.Load() == stBuffered {
+				n++
+			}
+		}
+	}
+	return min(n, c.capacity)
+}

@@ -1,0 +1,34 @@
+//go:build chans_perturb
+
+package sched
+
+import (
+	"math/rand/v2"
+	"runtime"
+)
+
+// Enabled reports whether this build perturbs schedules.
+const Enabled = true
+
+// Point yields the processor one time in four and spins for a random short
+// while one time in eight, so that another goroutine can slip in between the
+// two atomic steps around the call.
+func Point() {
+	switch n := rand.Uint32(); {
+	case n&3 == 0:
+		runtime.Gosched()
+	case n&7 == 1:
+		spin(n >> 24)
+	}
+}
+
+// spin busy-waits for about n iterations without touching shared memory.
+//
+//go:noinline
+func spin(n uint32) uint32 {
+	x := uint32(0)
+	for i := uint32(0); i < n; i++ {
+		x += i
+	}
+	return x
+}

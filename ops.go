@@ -1,0 +1,181 @@
+package chans
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/scalable-go/chans/internal/sched"
+)
+
+// Ticket counters. S carries Close's bit so that a send learns of Close from
+// the same fetch-and-add that gives it its ticket.
+const (
+	closedBit   = 1 << 63
+	counterMask = closedBit - 1
+	openMark    = ^uint64(0) // closeAt while the channel is open
+)
+
+// cellSeg returns the segment holding ticket t, found from start (read from
+// root before the ticket was taken, so start is not past it), or nil when that
+// segment was removed: every cell in it was given up, so the caller's
+// counter is raised past it and the caller takes a new ticket.
+func (c *Chan[T]) cellSeg(root *atomic.Pointer[segment[T]], start *segment[T], t uint64, ctr *atomic.Uint64) *segment[T] {
+	id := t >> segShift
+	if start.id == id {
+		return start
+	}
+	s := c.findAndMove(root, start, id)
+	if s.id == id {
+		return s
+	}
+	raise(ctr, s.id<<segShift)
+	return nil
+}
+
+// raise lifts the counter part of ctr to at least to, keeping Close's bit.
+func raise(ctr *atomic.Uint64, to uint64) {
+	for {
+		cur := ctr.Load()
+		if cur&counterMask >= to || cur&closedBit != 0 {
+			return
+		}
+		if ctr.CompareAndSwap(cur, to) {
+			return
+		}
+	}
+}
+
+func (c *Chan[T]) send(ctx context.Context, v T, w *waiter) error {
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+		if err := ctx.Err(); err != nil { // only what needs no waiting
+			if e := c.trySend(v); e != ErrFull {
+				return e
+			}
+			return err
+		}
+	}
+	for {
+		seg := c.sendSeg.Load()
+		t := c.s.Add(1) - 1
+		sched.Point()
+		if t&closedBit != 0 {
+			return ErrClosed // the failed send takes effect at this ticket
+		}
+		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
+			continue
+		}
+		var out outcome
+		if c.capacity < 0 {
+			out = c.sendUnbounded(seg, int(t&segMask), v)
+		} else {
+			out = c.sendBounded(done, seg, int(t&segMask), t, v, w, true)
+		}
+		switch out {
+		case outOK:
+			return nil
+		case outClosed:
+			return ErrClosed
+		case outCancelled:
+			return ctx.Err()
+		}
+	}
+}
+
+func (c *Chan[T]) trySend(v T) error {
+	for {
+		sw := c.s.Load()
+		if sw&closedBit != 0 {
+			return ErrClosed
+		}
+		if c.capacity >= 0 && !c.roomFor(sw) {
+			return ErrFull // S ≥ B and S ≥ R held when B was loaded; nothing written
+		}
+		seg := c.sendSeg.Load()
+		t := c.s.Add(1) - 1
+		sched.Point()
+		if t&closedBit != 0 {
+			return ErrClosed
+		}
+		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
+			continue
+		}
+		var out outcome
+		if c.capacity < 0 {
+			out = c.sendUnbounded(seg, int(t&segMask), v)
+		} else {
+			out = c.sendBounded(nil, seg, int(t&segMask), t, v, nil, false)
+		}
+		switch out {
+		case outOK:
+			return nil
+		case outNoWait:
+			return ErrFull
+		}
+	}
+}
+
+func (c *Chan[T]) recv(ctx context.Context, w *waiter) (T, error) {
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+		if err := ctx.Err(); err != nil {
+			v, e := c.tryRecv()
+			if e == ErrEmpty {
+				e = err
+			}
+			return v, e
+		}
+	}
+	var zero T
+	for {
+		seg := c.recvSeg.Load()
+		t := c.r.Add(1) - 1
+		sched.Point()
+		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
+			continue
+		}
+		v, out := c.recvCell(done, seg, int(t&segMask), t, w, true)
+		switch out {
+		case outOK:
+			return v, nil
+		case outClosed:
+			return zero, ErrClosed
+		case outCancelled:
+			return zero, ctx.Err()
+		}
+	}
+}
+
+func (c *Chan[T]) tryRecv() (T, error) {
+	var zero T
+	for {
+		r := c.r.Load()
+		sw := c.s.Load()
+		if r >= sw&counterMask {
+			// R ≥ S held at the load of S: every sent value has its receiver.
+			if sw&closedBit != 0 {
+				return zero, ErrClosed
+			}
+			return zero, ErrEmpty
+		}
+		if sw&closedBit != 0 && r >= c.closeAt.Load() {
+			return zero, ErrClosed
+		}
+		seg := c.recvSeg.Load()
+		t := c.r.Add(1) - 1
+		sched.Point()
+		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
+			continue
+		}
+		v, out := c.recvCell(nil, seg, int(t&segMask), t, nil, false)
+		switch out {
+		case outOK:
+			return v, nil
+		case outClosed:
+			return zero, ErrClosed
+		}
+		// outNoWait or outRestart: look at the counters again.
+	}
+}

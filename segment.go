@@ -1,0 +1,267 @@
+package chans
+
+import (
+	"sync/atomic"
+)
+
+// The infinite array of cells is a singly linked list of segments of segSize
+// cells; cell i of the channel lives in segment i/segSize at offset i%segSize.
+//
+// Invariants (for the segments reachable from the three roots of a Chan):
+//   - Ids grow by one along next pointers, except where removed segments have
+//     been unlinked: then they grow by more. A segment's id is fixed before it
+//     is published and never changes (segments are not reused once
+//     published; the garbage collector reclaims them).
+//   - The tail (next == nil) is never removed.
+//   - A segment is removed when all its cells are cancelled (see full) and no
+//     root references it. Walkers that already hold a removed segment may go
+//     on through it: its next pointer stays valid.
+//   - Every root holds one reference (the pointers field of counts) on the
+//     segment it names, so a root never names a removed segment.
+//   - Nothing before the oldest root is reachable from a root; its prev
+//     pointer is cleared so that old segments do not stay alive through it.
+const (
+	segSize = 1 << segShift
+	segMask = segSize - 1
+)
+
+// cacheLine is the padding unit for hot words: 128 bytes covers the adjacent
+// line prefetcher of x86-64 and the line size of arm64 server parts.
+const cacheLine = 128
+
+type pad [cacheLine - 8]byte
+
+// cell is one slot of the infinite array. state is nil (empty), one of the
+// marker states of bounded.go, or a *waiter registered by a parked operation.
+// elem is written by the sender before the state transition that publishes
+// it and read by the receiver after the transition that hands it over.
+type cell[T any] struct {
+	state atomic.Pointer[waiter]
+	elem  T
+}
+
+// Layout of segment.counts.
+const (
+	cancelledRecvOne = 1 << 0  // cells cancelled by receivers: bits 0-15
+	cancelledSendOne = 1 << 16 // cells cancelled by senders: bits 16-31
+	pointerOne       = 1 << 32 // root references: bits 32-63
+)
+
+type segment[T any] struct {
+	id   uint64
+	next atomic.Pointer[segment[T]]
+	prev atomic.Pointer[segment[T]]
+	// counts packs the cancelled-cell counts and the root references so that
+	// the decision to remove is taken on one word.
+	counts atomic.Uint64
+	// mixed is true where cells cancelled by senders and by receivers both
+	// count towards removal (rendezvous and unbounded channels). Buffered
+	// channels count only cells cancelled by receivers: buffer expansion may
+	// still need to look at a cell cancelled by a sender (it must then expand
+	// again), and a removed segment gives it nothing to look at; when it
+	// finds its segment removed it knows every cell there was a cancelled
+	// receiver, for which expansion is complete.
+	mixed bool
+	cells [segSize]cell[T]
+}
+
+func newSegment[T any](id uint64, prev *segment[T], pointers uint64, mixed bool) *segment[T] {
+	s := &segment[T]{id: id, mixed: mixed}
+	s.prev.Store(prev)
+	s.counts.Store(pointers * pointerOne)
+	return s
+}
+
+// full reports whether counts says that every cell is cancelled.
+func (s *segment[T]) full(n uint64) bool {
+	r := n & 0xffff
+	if !s.mixed {
+		return r == segSize
+	}
+	return r+(n>>16)&0xffff == segSize
+}
+
+func (s *segment[T]) isTail() bool { return s.next.Load() == nil }
+
+// removed reports whether s is logically removed: all cells cancelled, no root
+// reference, and not the tail.
+func (s *segment[T]) removed() bool {
+	n := s.counts.Load()
+	return s.full(n) && n>>32 == 0 && !s.isTail()
+}
+
+// cancelled records that one more cell of s was cancelled, by a sender or by a
+// receiver, and removes s when that made it removable.
+func (s *segment[T]) cancelled(bySender bool) {
+	d := uint64(cancelledRecvOne)
+	if bySender {
+		d = cancelledSendOne
+	}
+	if n := s.counts.Add(d); s.full(n) && n>>32 == 0 {
+		s.remove()
+	}
+}
+
+// tryRef adds a root reference unless s is already removed.
+func (s *segment[T]) tryRef() bool {
+	for {
+		n := s.counts.Load()
+		if s.full(n) && n>>32 == 0 && !s.isTail() {
+			return false
+		}
+		if s.counts.CompareAndSwap(n, n+pointerOne) {
+			return true
+		}
+	}
+}
+
+// unref drops a root reference and reports whether that made s removable.
+func (s *segment[T]) unref() bool {
+	n := s.counts.Add(^uint64(pointerOne - 1)) // - pointerOne
+	return s.full(n) && n>>32 == 0 && !s.isTail()
+}
+
+// remove unlinks s from the list: its first live predecessor is pointed at its
+// first live successor and that successor's prev at the predecessor. Several
+// removals may run at once on neighbours; each one re-checks the neighbours it
+// linked and goes round again if one of them was removed meanwhile, so that no
+// live segment stays pointed at a removed one. (This is the removal procedure
+// of seed 000, Appendix B.)
+func (s *segment[T]) remove() {
+	if s.isTail() {
+		return // the tail is never removed; a later grow re-checks s
+	}
+	for {
+		prev := s.aliveLeft()
+		next := s.aliveRight()
+		for {
+			p := next.prev.Load()
+			if p == nil || next.prev.CompareAndSwap(p, prev) {
+				break
+			}
+		}
+		if prev != nil {
+			prev.next.Store(next)
+		}
+		if next.removed() {
+			continue
+		}
+		if prev != nil && prev.removed() {
+			continue
+		}
+		return
+	}
+}
+
+func (s *segment[T]) aliveLeft() *segment[T] {
+	p := s.prev.Load()
+	for p != nil && p.removed() {
+		p = p.prev.Load()
+	}
+	return p
+}
+
+func (s *segment[T]) aliveRight() *segment[T] {
+	n := s.next.Load()
+	for n.removed() {
+		nn := n.next.Load()
+		if nn == nil {
+			return n
+		}
+		n = nn
+	}
+	return n
+}
+
+// findSeg walks from start to the segment with the given id, growing the list
+// as needed, and returns it; if that segment was removed it returns the first
+// live segment after it, whose id is larger. start must not be after id.
+func (c *Chan[T]) findSeg(start *segment[T], id uint64) *segment[T] {
+	cur := start
+	for cur.id < id || cur.removed() {
+		next := cur.next.Load()
+		if next == nil {
+			next = c.grow(cur)
+		}
+		cur = next
+	}
+	return cur
+}
+
+// grow links a successor after the tail cur and returns cur's successor,
+// ours or the one a concurrent grow linked first. The new segment comes from
+// the spare list when it has one (seed 002, Appendix A); a segment that lost
+// the race is offered back to it.
+func (c *Chan[T]) grow(cur *segment[T]) *segment[T] {
+	n := c.spares.get()
+	if n == nil {
+		n = newSegment[T](0, nil, 0, c.mixed())
+	}
+	n.id = cur.id + 1
+	n.prev.Store(cur)
+	if cur.next.CompareAndSwap(nil, n) { // nil → n: n is published
+		if cur.removed() {
+			// cur was fully cancelled while it was the tail, when it could
+			// not be removed; now it can.
+			cur.remove()
+		}
+		return n
+	}
+	n.prev.Store(nil)
+	c.spares.put(n)
+	return cur.next.Load()
+}
+
+func (c *Chan[T]) mixed() bool { return c.capacity <= 0 }
+
+// moveForward points root at to unless it already names a segment at least as
+// far. It fails when to was removed before it could take its reference.
+func (c *Chan[T]) moveForward(root *atomic.Pointer[segment[T]], to *segment[T]) bool {
+	for {
+		cur := root.Load()
+		if cur.id >= to.id {
+			return true
+		}
+		if !to.tryRef() {
+			return false
+		}
+		if root.CompareAndSwap(cur, to) {
+			if cur.unref() {
+				cur.remove()
+			}
+			c.cleanPrev()
+			return true
+		}
+		if to.unref() {
+			to.remove()
+		}
+	}
+}
+
+// cleanPrev clears the prev pointer of the oldest root: nothing before it is
+// reachable from a root, so nothing needs to find it, and keeping the pointer
+// would keep every segment ever used alive.
+func (c *Chan[T]) cleanPrev() {
+	m := c.sendSeg.Load()
+	if r := c.recvSeg.Load(); r.id < m.id {
+		m = r
+	}
+	if c.capacity > 0 {
+		if b := c.bufSeg.Load(); b.id < m.id {
+			m = b
+		}
+	}
+	m.prev.Store(nil)
+}
+
+// findAndMove finds the segment for id starting at start, which the caller
+// read from root before taking its ticket, and moves root forward to it. The
+// result's id is larger than id if that segment was removed.
+func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T], id uint64) *segment[T] {
+	for {
+		s := c.findSeg(start, id)
+		if c.moveForward(root, s) {
+			return s
+		}
+	}
+}

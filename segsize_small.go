@@ -1,0 +1,6 @@
+//go:build chans_smallseg
+
+package chans
+
+// segShift is 1 in chans_smallseg builds: segments of two cells.
+const segShift = 1

@@ -1,0 +1,108 @@
+package chans
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// A waiter is the registration of a parked operation in a cell. A plain
+// operation registers the waiter owned by its Handle (or one from waiterPool);
+// a select registers one waiter per case, all sharing the select's wake
+// channel and state word.
+//
+// Claiming. Whoever completes a parked operation (its partner, buffer
+// expansion, or Close) claims the registration before touching anything else:
+//   - plain waiter: one CompareAndSwap of the cell from the waiter to the
+//     next state. The owner cancels with the same CompareAndSwap (waiter →
+//     cancelled), so exactly one of them wins.
+//   - select registration: the cell goes from the waiter to resuming (which
+//     shuts out the owner's cleanup and every other claimer), then the
+//     select's state word from selWaiting to the case's index; on success the
+//     cell goes to the next state, on failure (another case won, or the
+//     select was cancelled) to cancelled, and the claimer treats the cell as
+//     cancelled.
+//
+// The winner writes res and then sends one token on wake. The owner consumes
+// that token before it reuses the waiter, also when it lost a cancellation
+// race, so the buffer of wake is empty whenever a waiter is registered.
+//
+// Reuse. A waiter's op and sel never change. A registration stays in its cell until it is claimed or cancelled,
+// and a waiter is registered in at most one cell per case at a time, so a
+// CompareAndSwap that finds the waiter in a cell has found its current
+// registration: a stale load of the pointer can only lead to a failed
+// CompareAndSwap.
+type waiter struct {
+	op   uint8         // opSend or opRecv, fixed at creation; 0 for the markers of bounded.go
+	res  uint8         // outcome, written by the claimer before the wake token
+	idx  int32         // case index for a select registration
+	sel  *selState     // nil for a plain operation
+	wake chan struct{} // capacity 1; shared by the cases of one select
+}
+
+const (
+	opSend = 1
+	opRecv = 2
+)
+
+// Outcomes of a parked operation.
+const (
+	resOK     = 1 // delivered (send) or value in the cell (receive)
+	resClosed = 2 // woken by Close: nothing delivered or taken
+)
+
+func newWaiter(op uint8) *waiter { return &waiter{op: op, wake: make(chan struct{}, 1)} }
+
+// Pools of plain waiters for operations that come without a Handle. A waiter
+// keeps its op for life: a goroutine holding a stale pointer to it may read
+// op at any time, so op must never be written after the waiter is shared.
+var (
+	sendWaiters = sync.Pool{New: func() any { return newWaiter(opSend) }}
+	recvWaiters = sync.Pool{New: func() any { return newWaiter(opRecv) }}
+)
+
+// selState is the state word a select's registrations share.
+type selState struct {
+	state atomic.Int32 // selWaiting, selCancelled, or 1 + the winning case index
+}
+
+const (
+	selWaiting   = 0
+	selCancelled = -1
+)
+
+// isWaiter reports whether a cell state is a registration rather than a marker.
+func isWaiter(st *waiter) bool { return st != nil && st.op != 0 }
+
+// claim moves c from the registration w to next, for the party completing
+// w's operation with result res. It reports false when w was cancelled, or
+// lost its select, first; the cell is then in the cancelled state of w's side.
+// On success the caller owns the completion and must call w.wakeUp after it
+// finished with the cell (a receiver reads elem after waking).
+func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
+	c := &s.cells[i]
+	if w.sel == nil {
+		return c.state.CompareAndSwap(w, next) // w → next: the operation completes here
+	}
+	if !c.state.CompareAndSwap(w, stResuming) { // w → resuming: shut out the owner's cleanup
+		return false
+	}
+	if w.sel.state.CompareAndSwap(selWaiting, 1+w.idx) { // the select commits to this case
+		c.state.Store(next) // resuming → next
+		return true
+	}
+	// Another case won or the select was cancelled: this registration is dead.
+	if w.op == opSend {
+		c.state.Store(stCancelledSend) // resuming → cancelled
+		s.cancelled(true)
+	} else {
+		c.state.Store(stCancelledRecv) // resuming → cancelled
+		s.cancelled(false)
+	}
+	return false
+}
+
+// wakeUp hands the outcome to the owner of a claimed registration.
+func (w *waiter) wakeUp(res uint8) {
+	w.res = res
+	w.wake <- struct{}{}
+}
