@@ -1,0 +1,83 @@
+package linz
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Verdict is the outcome of Check.
+type Verdict struct {
+	// Result is Ok, Illegal, or Unknown when the timeout ran out first.
+	Result porcupine.CheckResult
+	// Problem describes a violation found before Porcupine ran (the
+	// rendezvous matching stage); Result is then Illegal.
+	Problem string
+	// Ops is the recorded history.
+	Ops []porcupine.Operation
+	// Checked is the history given to Porcupine (Ops, or for rendezvous
+	// channels Ops with each exchange merged), and Model and Info what
+	// Porcupine used and found; Info is empty when Problem is set.
+	Checked []porcupine.Operation
+	Model   porcupine.Model
+	Info    porcupine.LinearizationInfo
+}
+
+// Check checks a history of a channel with capacity k: k >= 1, k < 0 for
+// unbounded, or 0 for rendezvous. A zero timeout means none.
+func Check(k int, ops []porcupine.Operation, timeout time.Duration) Verdict {
+	v := Verdict{Ops: ops, Checked: ops}
+	if k == 0 {
+		merged, problem := CheckRendezvous(ops)
+		v.Model = RendezvousModel()
+		if problem != "" {
+			v.Result, v.Problem = porcupine.Illegal, problem
+			return v
+		}
+		v.Checked = merged
+	} else {
+		v.Model = Model(k)
+	}
+	v.Result, v.Info = porcupine.CheckOperationsVerbose(v.Model, v.Checked, timeout)
+	return v
+}
+
+// Write saves the verdict under dir for a person to read: name.html, the
+// Porcupine visualisation (when Porcupine ran), and name.txt, the problem
+// and the history in call order. It returns the path of the file to open
+// first.
+func (v *Verdict) Write(dir, name string) (string, error) {
+	txt := filepath.Join(dir, name+".txt")
+	var b strings.Builder
+	fmt.Fprintf(&b, "result: %v\n", v.Result)
+	if v.Problem != "" {
+		fmt.Fprintf(&b, "problem: %s\n", v.Problem)
+	}
+	b.WriteString("history (call order):\n")
+	b.WriteString(Dump(v.Ops))
+	if err := os.WriteFile(txt, []byte(b.String()), 0o644); err != nil {
+		return "", err
+	}
+	if v.Problem != "" {
+		return txt, nil
+	}
+	html := filepath.Join(dir, name+".html")
+	if err := porcupine.VisualizePath(v.Model, v.Info, html); err != nil {
+		return txt, err
+	}
+	return html, nil
+}
+
+// Dump renders a history one operation a line, in the order given.
+func Dump(ops []porcupine.Operation) string {
+	var b strings.Builder
+	for _, op := range ops {
+		b.WriteString(DescribeOp(op))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
