@@ -1,0 +1,57 @@
+package bench
+
+import "testing"
+
+// barSelect, when set (by select_test.go, once chans has select), adds the
+// select row to BenchmarkBar.
+var barSelect func(b *testing.B)
+
+// BenchmarkBar holds every row of issue 6's performance bar, native and chans
+// side by side, so that one run gives the whole table:
+//
+//	go test ./bench -run '^$' -bench '^BenchmarkBar$' -count 10 -cpu 1,2 -timeout 0 > bar.txt
+//	go run golang.org/x/perf/cmd/benchstat -col /impl bar.txt
+//
+// One op is one message (mpmc, pingpong hops), one send+receive pair, or one
+// failed non-blocking operation. Rows:
+//   - mpmc: P producers / P consumers (g=P) or 500 / 500 (g=1000), cap 64 and
+//     1024, with no local work and with ~100 ns of geometric local work;
+//     unbounded against a native buffer of the whole run; cap 0 (rendezvous).
+//   - pingpong/cap=0: rendezvous round trips, one op per one-way hop.
+//   - pair/cap=64: one goroutine, send then receive.
+//   - tryrecv-empty, trysend-full: failing TryRecv / TrySend on a channel of
+//     capacity 64, from GOMAXPROCS goroutines.
+//   - select-quit: consumers select over the work channel and an idle quit
+//     channel (when chans has select).
+func BenchmarkBar(b *testing.B) {
+	for _, c := range []int{64, 1024} {
+		for _, w := range []int{0, 100} {
+			for _, g := range []int{gP, 1000} {
+				runImpls(b, "mpmc/", sub("/cap=%d/work=%d/g=%s", c, w, gName(g)), chanImpls, func(b *testing.B, im Impl) {
+					mpmc(b, im, c, g, w)
+				})
+			}
+		}
+	}
+	runImpls(b, "mpmc/", "/cap=unbounded/work=0/g=P", chanImpls, func(b *testing.B, im Impl) {
+		mpmc(b, im, unbounded, gP, 0)
+	})
+	runImpls(b, "mpmc/", "/cap=0/work=0/g=P", chanImpls, func(b *testing.B, im Impl) {
+		mpmc(b, im, 0, gP, 0)
+	})
+	runImpls(b, "pingpong/", "/cap=0", chanImpls, func(b *testing.B, im Impl) {
+		pingPong(b, im, 0)
+	})
+	runImpls(b, "pair/", "/cap=64", chanImpls, func(b *testing.B, im Impl) {
+		pairs(b, im, 64)
+	})
+	runImpls(b, "tryrecv-empty/", "/cap=64", chanImpls, func(b *testing.B, im Impl) {
+		failRecv(b, im, 64)
+	})
+	runImpls(b, "trysend-full/", "/cap=64", chanImpls, func(b *testing.B, im Impl) {
+		failSend(b, im, 64)
+	})
+	if barSelect != nil {
+		b.Run("select-quit", barSelect)
+	}
+}
