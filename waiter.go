@@ -32,11 +32,15 @@ import (
 // registration: a stale load of the pointer can only lead to a failed
 // CompareAndSwap.
 type waiter struct {
-	op   uint8         // opSend or opRecv, fixed at creation; 0 for the markers of bounded.go
-	res  uint8         // outcome, written by the claimer before the wake token
-	idx  int32         // case index for a select registration
-	sel  *selState     // nil for a plain operation
-	wake chan struct{} // capacity 1; shared by the cases of one select
+	op    uint8 // opSend or opRecv, fixed at creation; 0 for the markers of bounded.go
+	isSel bool  // a select case's registration, fixed at creation
+	res   uint8 // outcome, written by the claimer before the wake token
+	// Select registrations only: set by the owner before each registration
+	// and read by claimers only after their CompareAndSwap found the
+	// registration in its cell.
+	idx  int32
+	sel  *selState
+	wake chan struct{} // capacity 1; a select's cases share their call's
 }
 
 const (
@@ -60,37 +64,57 @@ var (
 	recvWaiters = sync.Pool{New: func() any { return newWaiter(opRecv) }}
 )
 
-// selState is the state word a select's registrations share.
+// selState is the state word a select's registrations share. See select.go
+// for its state machine.
 type selState struct {
-	state atomic.Int32 // selWaiting, selCancelled, or 1 + the winning case index
+	state atomic.Int32 // selReg, selDirty, selWaiting, selCancelled, or 1 + the winning case
 }
 
 const (
-	selWaiting   = 0
-	selCancelled = -1
+	selReg       = 0  // registering: only the select itself may commit
+	selDirty     = -3 // registering, and a claimer found a registration it may not complete
+	selWaiting   = -2 // parked: the first claimer commits it
+	selCancelled = -1 // the select gave up (context done)
 )
 
 // isWaiter reports whether a cell state is a registration rather than a marker.
 func isWaiter(st *waiter) bool { return st != nil && st.op != 0 }
 
-// claim moves c from the registration w to next, for the party completing
-// w's operation with result res. It reports false when w was cancelled, or
-// lost its select, first; the cell is then in the cancelled state of w's side.
-// On success the caller owns the completion and must call w.wakeUp after it
-// finished with the cell (a receiver reads elem after waking).
+// claim moves cell i of s from the registration w to next, for the party
+// completing w's operation. It reports false when w was cancelled, or its
+// select went with another case, or its select is still registering; the
+// cell is then in the cancelled state of w's side, and the caller treats it
+// as such. On success the caller owns the completion and calls w.wakeUp
+// after it has finished with the cell (a receiver reads elem after waking).
 func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 	c := &s.cells[i]
-	if w.sel == nil {
+	if !w.isSel {
 		return c.state.CompareAndSwap(w, next) // w → next: the operation completes here
 	}
 	if !c.state.CompareAndSwap(w, stResuming) { // w → resuming: shut out the owner's cleanup
 		return false
 	}
-	if w.sel.state.CompareAndSwap(selWaiting, 1+w.idx) { // the select commits to this case
-		c.state.Store(next) // resuming → next
-		return true
+	// The registration is live, so w.sel and w.idx belong to the current
+	// select call and stay put until the cell leaves resuming.
+	for {
+		st := w.sel.state.Load()
+		if st == selWaiting {
+			if w.sel.state.CompareAndSwap(selWaiting, 1+w.idx) { // the select commits to this case
+				c.state.Store(next) // resuming → next
+				return true
+			}
+			continue
+		}
+		// A select may not be committed by others while it registers (its
+		// own registration may yet have to commit it): mark it so that it
+		// registers this case again.
+		if st == selReg && !w.sel.state.CompareAndSwap(selReg, selDirty) {
+			continue
+		}
+		break
 	}
-	// Another case won or the select was cancelled: this registration is dead.
+	// Dead registration: another case won, the select was cancelled, or it
+	// will register this case again.
 	if w.op == opSend {
 		c.state.Store(stCancelledSend) // resuming → cancelled
 		s.cancelled(true)

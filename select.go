@@ -1,0 +1,623 @@
+package chans
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+)
+
+// Select waits on several channel operations at once and commits exactly one.
+//
+// A select runs in passes (seed 004), over its cases in a fresh random order:
+//
+//  1. Poll. Read each case's counters; try, without blocking, each case they
+//     show ready. The first that succeeds commits. A non-blocking select
+//     reads the counters once more: all counters only grow, so two equal
+//     collects mean they held those values at every instant between, and
+//     then no case was ready at that instant (a double collect).
+//  2. Register. Take a ticket on each case's channel. A cell that completes
+//     at once (a value buffered, a partner parked, room in the buffer, the
+//     channel closed) commits the select to that case; otherwise the case's
+//     registration (a waiter with isSel) goes into the cell, exactly as a
+//     parked plain operation would.
+//  3. Park, until a claimer commits the select to one of its cases or the
+//     context is done.
+//  4. Clean up: withdraw every other registration (its cell becomes
+//     cancelled, so the select's losing cases cost the channel no more than a
+//     cancelled operation) and run the winner's callback.
+//
+// The select's state word (selState) goes:
+//
+//	selReg ──(claimer)──> selDirty ──(select re-registers dead cases)──> selReg
+//	selReg ──(select, a cell completed during registration)──> 1+j
+//	selReg ──(select, registration done)──> selWaiting
+//	selWaiting ──(first claimer, claim in waiter.go)──> 1+j
+//	selWaiting ──(select, context done)──> selCancelled
+//
+// Only the select itself leaves selReg and selDirty, so its own commit during
+// registration never fails and it never has to give back a value it has
+// taken. A claimer that meets a registering select does not wait for it (two
+// selects registering on the same two channels in opposite orders would wait
+// for each other forever): it kills the registration (the cell becomes
+// cancelled, the claimer takes a new ticket) and marks the select dirty; the
+// select registers that case again before it parks.
+//
+// Linearization: a committed case takes effect where the plain operation of
+// its kind would (bounded.go); a select that returns nothing (TrySelect, or a
+// context done before any case) at the instant of its double collect, or of
+// its move to selCancelled.
+
+// Case is one operation of a select, made by OnRecv or OnSend. A Case may be
+// used by one select at a time, and again later; it must not appear twice in
+// one call.
+type Case struct {
+	k selCase
+}
+
+type selCase interface {
+	// snapshot appends the channel's counters to dst and reports whether
+	// they show the case ready.
+	snapshot(dst []uint64) ([]uint64, bool)
+	try() bool                        // complete without waiting, if possible
+	register(sc *selCall, j int) bool // true: completed, and committed the select to j
+	registered() bool                 // has a registration that was live when last checked
+	refresh()                         // forget the registration if a claimer killed it
+	closedNow() bool                  // the registered cell can no longer complete
+	withdraw() bool                   // cancel the registration; false if a claimer resolved it
+	setClosed()                       // record a closed result
+	collect()                         // take the result a claimer left
+	complete()                        // run the callback
+}
+
+// OnRecv returns a case that receives from c and passes the value to f (ok
+// is false if c is closed and drained). f may be nil. A nil c is never ready.
+func OnRecv[T any](c *Chan[T], f func(v T, ok bool)) Case {
+	if c == nil {
+		return Case{}
+	}
+	return Case{&recvCase[T]{c: c, f: f, w: &waiter{op: opRecv, isSel: true}}}
+}
+
+// OnSend returns a case that sends v on c and passes the outcome to f (nil or
+// ErrClosed). f may be nil. A nil c is never ready.
+func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
+	if c == nil {
+		return Case{}
+	}
+	return Case{&sendCase[T]{c: c, v: v, f: f, w: &waiter{op: opSend, isSel: true}}}
+}
+
+// Select blocks until one case commits, runs its callback and returns its
+// index. Among cases ready at once, each is chosen with equal probability.
+// With no non-nil case it blocks forever, like an empty select statement.
+func Select(cases ...Case) int {
+	sc := selCalls.Get().(*selCall)
+	j, _ := sc.run(nil, cases, true)
+	selCalls.Put(sc)
+	return j
+}
+
+// SelectContext is Select that gives up when ctx is done, returning
+// (-1, ctx.Err()); then no case took effect. If ctx is already done it does
+// not block: it commits a ready case if there is one.
+func SelectContext(ctx context.Context, cases ...Case) (int, error) {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	sc := selCalls.Get().(*selCall)
+	j, err := sc.run(ctx, cases, true)
+	selCalls.Put(sc)
+	return j, err
+}
+
+// TrySelect commits a ready case, runs its callback and returns (index,
+// true); it returns (-1, false) without blocking if there was an instant at
+// which no case was ready.
+func TrySelect(cases ...Case) (int, bool) {
+	sc := selCalls.Get().(*selCall)
+	j, _ := sc.run(nil, cases, false)
+	selCalls.Put(sc)
+	return j, j >= 0
+}
+
+// Selector is a reusable select over a fixed list of cases. Its methods
+// allocate nothing once it has run once. A Selector is used by one goroutine
+// at a time.
+type Selector struct {
+	cases []Case
+	sc    selCall
+}
+
+// NewSelector returns a Selector over cases.
+func NewSelector(cases ...Case) *Selector {
+	s := &Selector{cases: cases}
+	s.sc.init()
+	return s
+}
+
+// Select is the package's Select over s's cases.
+func (s *Selector) Select() int {
+	j, _ := s.sc.run(nil, s.cases, true)
+	return j
+}
+
+// SelectContext is the package's SelectContext over s's cases.
+func (s *Selector) SelectContext(ctx context.Context) (int, error) {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	return s.sc.run(ctx, s.cases, true)
+}
+
+// TrySelect is the package's TrySelect over s's cases.
+func (s *Selector) TrySelect() (int, bool) {
+	j, _ := s.sc.run(nil, s.cases, false)
+	return j, j >= 0
+}
+
+// selCall is the per-call state of a select: reused across calls, never
+// shared by two calls at once.
+type selCall struct {
+	st    selState
+	wake  chan struct{}
+	order []int
+	snap  []uint64
+	snap2 []uint64
+}
+
+var selCalls = sync.Pool{New: func() any {
+	sc := new(selCall)
+	sc.init()
+	return sc
+}}
+
+func (sc *selCall) init() { sc.wake = make(chan struct{}, 1) }
+
+// commit is the select's own commit to case j during registration.
+func (sc *selCall) commit(j int) {
+	for {
+		s := sc.st.state.Load() // selReg or selDirty: only this goroutine leaves them
+		if sc.st.state.CompareAndSwap(s, int32(1+j)) {
+			return
+		}
+	}
+}
+
+// shuffle sets sc.order to a random permutation of the non-nil cases.
+func (sc *selCall) shuffle(cases []Case) {
+	sc.order = sc.order[:0]
+	for j := range cases {
+		if cases[j].k == nil {
+			continue
+		}
+		sc.order = append(sc.order, j)
+		n := len(sc.order)
+		k := rand.IntN(n)
+		sc.order[n-1], sc.order[k] = sc.order[k], sc.order[n-1]
+	}
+}
+
+func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, error) {
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+		if ctx.Err() != nil {
+			block = false
+		}
+	}
+	sc.shuffle(cases)
+	if len(sc.order) == 0 {
+		if !block {
+			if ctx != nil && ctx.Err() != nil {
+				return -1, ctx.Err()
+			}
+			return -1, nil
+		}
+		<-done // nil without a context: blocks forever, as select {} does
+		return -1, ctx.Err()
+	}
+
+	// Pass 1: poll.
+	for {
+		sc.snap = sc.snap[:0]
+		any := false
+		for _, j := range sc.order {
+			var ready bool
+			sc.snap, ready = cases[j].k.snapshot(sc.snap)
+			any = any || ready
+		}
+		if any {
+			for _, j := range sc.order {
+				if cases[j].k.try() {
+					cases[j].k.complete()
+					return j, nil
+				}
+			}
+		}
+		if block {
+			break
+		}
+		if !any {
+			sc.snap2 = sc.snap2[:0]
+			for _, j := range sc.order {
+				sc.snap2, _ = cases[j].k.snapshot(sc.snap2)
+			}
+			if equal(sc.snap, sc.snap2) {
+				if ctx != nil {
+					return -1, ctx.Err()
+				}
+				return -1, nil
+			}
+		}
+	}
+
+	// Pass 2: register.
+	sc.st.state.Store(selReg)
+	win := -1
+register:
+	for {
+		for _, j := range sc.order {
+			k := cases[j].k
+			if k.registered() {
+				continue
+			}
+			if k.register(sc, j) {
+				win = j
+				break register
+			}
+		}
+		// A registration made after Close walked past its cell must see
+		// Close itself (as park does for plain operations).
+		for _, j := range sc.order {
+			k := cases[j].k
+			if k.registered() && k.closedNow() && k.withdraw() {
+				k.setClosed()
+				sc.commit(j)
+				win = j
+				break register
+			}
+		}
+		if sc.st.state.CompareAndSwap(selReg, selWaiting) {
+			break
+		}
+		// Dirty: some registrations were killed; register those again.
+		sc.st.state.CompareAndSwap(selDirty, selReg)
+		for _, j := range sc.order {
+			cases[j].k.refresh()
+		}
+	}
+
+	// Pass 3: park.
+	if win < 0 {
+		select {
+		case <-sc.wake:
+		case <-done:
+			if sc.st.state.CompareAndSwap(selWaiting, selCancelled) {
+				for _, j := range sc.order {
+					cases[j].k.withdraw()
+				}
+				return -1, ctx.Err()
+			}
+			<-sc.wake // committed as the context fired: that case took effect
+		}
+		win = int(sc.st.state.Load()) - 1
+		cases[win].k.collect()
+	}
+
+	// Pass 4: clean up and run the winner's callback.
+	for _, j := range sc.order {
+		if j != win {
+			cases[j].k.withdraw()
+		}
+	}
+	cases[win].k.complete()
+	return win, nil
+}
+
+func equal(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// recvCase is OnRecv's case.
+type recvCase[T any] struct {
+	c   *Chan[T]
+	f   func(T, bool)
+	w   *waiter     // this case's registration
+	seg *segment[T] // where w is registered; nil if nowhere
+	i   int
+	v   T
+	ok  bool
+}
+
+func (rc *recvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
+	r := rc.c.r.Load()
+	s := rc.c.s.Load()
+	return append(dst, r, s), r < s&counterMask || s&closedBit != 0
+}
+
+func (rc *recvCase[T]) try() bool {
+	v, err := rc.c.tryRecv()
+	if err == ErrEmpty {
+		return false
+	}
+	rc.v, rc.ok = v, err == nil
+	return true
+}
+
+func (rc *recvCase[T]) register(sc *selCall, j int) bool {
+	c := rc.c
+	var zero T
+	for {
+		seg := c.recvSeg.Load()
+		t := c.r.Add(1) - 1
+		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
+			continue
+		}
+		i := int(t & segMask)
+		cl := &seg.cells[i]
+	cell:
+		for {
+			st := cl.state.Load()
+			switch {
+			case st == stBuffered:
+				rc.v, rc.ok = cl.elem, true // the receive takes effect here
+				cl.elem = zero
+				c.expand()
+				sc.commit(j)
+				return true
+			case st == nil || st == stInBuffer:
+				if t >= c.closeAt.Load() {
+					rc.ok = false
+					sc.commit(j)
+					return true
+				}
+				rc.w.sel, rc.w.idx, rc.w.wake = &sc.st, int32(j), sc.wake
+				if cl.state.CompareAndSwap(st, rc.w) { // nil|inBuffer → wR (select)
+					rc.seg, rc.i = seg, i
+					c.expand()
+					return false
+				}
+			case st == stCancelledSend:
+				break cell
+			case st == stResuming:
+				runtime.Gosched()
+			case isWaiter(st) && st.op == opSend:
+				if claim(seg, i, st, stTaken) { // wS → taken: the receive takes effect here
+					rc.v, rc.ok = cl.elem, true
+					cl.elem = zero
+					st.wakeUp(resOK)
+					c.expand()
+					sc.commit(j)
+					return true
+				}
+			default:
+				panic("chans: corrupt cell state in select receive")
+			}
+		}
+	}
+}
+
+func (rc *recvCase[T]) registered() bool { return rc.seg != nil }
+
+func (rc *recvCase[T]) refresh() {
+	if rc.seg == nil {
+		return
+	}
+	cl := &rc.seg.cells[rc.i]
+	for cl.state.Load() == stResuming {
+		runtime.Gosched()
+	}
+	if cl.state.Load() != rc.w {
+		rc.seg = nil // killed by a claimer; it already counted the cancelled cell
+	}
+}
+
+func (rc *recvCase[T]) closedNow() bool {
+	return rc.seg.id<<segShift|uint64(rc.i) >= rc.c.closeAt.Load()
+}
+
+func (rc *recvCase[T]) withdraw() bool {
+	if rc.seg == nil {
+		return false
+	}
+	seg, cl := rc.seg, &rc.seg.cells[rc.i]
+	rc.seg = nil
+	for {
+		switch cl.state.Load() {
+		case rc.w:
+			if cl.state.CompareAndSwap(rc.w, stCancelledRecv) { // wR → cancelledRecv
+				seg.cancelled(false)
+				return true
+			}
+		case stResuming:
+			runtime.Gosched()
+		default:
+			return false
+		}
+	}
+}
+
+func (rc *recvCase[T]) setClosed() { rc.ok = false }
+
+func (rc *recvCase[T]) collect() {
+	cl := &rc.seg.cells[rc.i]
+	rc.seg = nil
+	if rc.w.res == resClosed {
+		rc.ok = false
+		return
+	}
+	var zero T
+	rc.v, rc.ok = cl.elem, true
+	cl.elem = zero
+}
+
+func (rc *recvCase[T]) complete() {
+	v, ok := rc.v, rc.ok
+	var zero T
+	rc.v = zero
+	if rc.f != nil {
+		rc.f(v, ok)
+	}
+}
+
+// sendCase is OnSend's case.
+type sendCase[T any] struct {
+	c   *Chan[T]
+	v   T
+	f   func(error)
+	w   *waiter
+	seg *segment[T]
+	i   int
+	err error
+}
+
+func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
+	c := sc.c
+	s := c.s.Load()
+	var b uint64
+	if c.capacity > 0 {
+		b = c.b.Load()
+	}
+	r := c.r.Load()
+	ready := s&closedBit != 0 || c.capacity < 0 || s < b || s < r
+	return append(dst, s, b, r), ready
+}
+
+func (sc *sendCase[T]) try() bool {
+	err := sc.c.trySend(sc.v)
+	if err == ErrFull {
+		return false
+	}
+	sc.err = err
+	return true
+}
+
+func (sc *sendCase[T]) register(call *selCall, j int) bool {
+	c := sc.c
+	for {
+		seg := c.sendSeg.Load()
+		t := c.s.Add(1) - 1
+		if t&closedBit != 0 {
+			sc.err = ErrClosed
+			call.commit(j)
+			return true
+		}
+		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
+			continue
+		}
+		i := int(t & segMask)
+		if c.capacity < 0 {
+			if c.sendUnbounded(seg, i, sc.v) == outOK {
+				sc.err = nil
+				call.commit(j)
+				return true
+			}
+			continue
+		}
+		cl := &seg.cells[i]
+		cl.elem = sc.v
+	cell:
+		for {
+			st := cl.state.Load()
+			switch {
+			case st == nil || st == stInBuffer:
+				if st == stInBuffer || c.roomFor(t) {
+					if cl.state.CompareAndSwap(st, stBuffered) { // the send takes effect here
+						sc.err = nil
+						call.commit(j)
+						return true
+					}
+					continue
+				}
+				sc.w.sel, sc.w.idx, sc.w.wake = &call.st, int32(j), call.wake
+				if cl.state.CompareAndSwap(nil, sc.w) { // nil → wS (select)
+					sc.seg, sc.i = seg, i
+					return false
+				}
+			case st == stCancelledRecv:
+				drop(cl)
+				break cell
+			case st == stResuming:
+				runtime.Gosched()
+			case isWaiter(st) && st.op == opRecv:
+				if claim(seg, i, st, stDone) { // wR → done: the send takes effect here
+					st.wakeUp(resOK)
+					sc.err = nil
+					call.commit(j)
+					return true
+				}
+			default:
+				panic("chans: corrupt cell state in select send")
+			}
+		}
+	}
+}
+
+func (sc *sendCase[T]) registered() bool { return sc.seg != nil }
+
+func (sc *sendCase[T]) refresh() {
+	if sc.seg == nil {
+		return
+	}
+	cl := &sc.seg.cells[sc.i]
+	for cl.state.Load() == stResuming {
+		runtime.Gosched()
+	}
+	if cl.state.Load() != sc.w {
+		drop(cl) // killed by a claimer: the cell is cancelledSend
+		sc.seg = nil
+	}
+}
+
+func (sc *sendCase[T]) closedNow() bool { return sc.c.s.Load()&closedBit != 0 }
+
+func (sc *sendCase[T]) withdraw() bool {
+	if sc.seg == nil {
+		return false
+	}
+	seg, cl := sc.seg, &sc.seg.cells[sc.i]
+	sc.seg = nil
+	for {
+		switch cl.state.Load() {
+		case sc.w:
+			if cl.state.CompareAndSwap(sc.w, stCancelledSend) { // wS → cancelledSend
+				seg.cancelled(true)
+				drop(cl)
+				return true
+			}
+		case stResuming:
+			runtime.Gosched()
+		default:
+			drop(cl) // a claimer killed it: cancelledSend
+			return false
+		}
+	}
+}
+
+func (sc *sendCase[T]) setClosed() { sc.err = ErrClosed }
+
+func (sc *sendCase[T]) collect() {
+	cl := &sc.seg.cells[sc.i]
+	sc.seg = nil
+	if sc.w.res == resClosed {
+		sc.err = ErrClosed
+		drop(cl)
+		return
+	}
+	sc.err = nil
+}
+
+func (sc *sendCase[T]) complete() {
+	if sc.f != nil {
+		sc.f(sc.err)
+	}
+}
