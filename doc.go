@@ -1,0 +1,49 @@
+// Package chans provides fast, scalable FIFO channels: rendezvous, buffered and
+// unbounded, with blocking, non-blocking (Try) and cancellable (Context)
+// operations, Close with Go's drain semantics, and Select over several
+// channels.
+//
+// # Guarantees
+//
+//   - FIFO per channel. Every Send that returned nil is received exactly once;
+//     a Send that returned an error delivered nothing.
+//   - Close: later sends fail with ErrClosed at once; senders parked at Close
+//     fail with ErrClosed and their values are never received; values already
+//     delivered stay receivable; then receives report the channel closed.
+//   - A cancelled SendContext or RecvContext has no effect. A value handed to a
+//     receiver as its context fired is returned, never dropped.
+//   - Rendezvous (capacity 0): Send returns once a receiver has the value.
+//   - Try operations never fail spuriously, and never block.
+//   - Every operation is linearizable; each method's documentation names its
+//     linearization point.
+//
+// # Differences from chan
+//
+//   - Operations on a closed channel return ErrClosed instead of panicking;
+//     a second Close returns ErrClosed.
+//   - There is no nil Chan: New returns a ready channel; OnRecv and OnSend
+//     with a nil *Chan make a case that is never ready, like a nil chan in a
+//     select statement.
+//   - Unbounded channels exist (capacity Unbounded).
+//   - Select is a function over a dynamic list of cases; a Selector reuses
+//     one list without allocating.
+//   - A Chan must not be copied (go vet reports copies); share the pointer.
+//
+// # How it works
+//
+// Senders and receivers each take a ticket with one fetch-and-add, on the
+// counters S and R, and meet in the cell of that index in an infinite array
+// emulated by a linked list of fixed-size segments (seed 002, "Faster
+// Channels in Go"; Koval, Alistarh and Elizarov, "Fast and Scalable Channels
+// in Kotlin Coroutines", PPoPP 2023). Only the sender and the receiver of one
+// ticket ever contend on a cell. A buffered channel keeps the end of its
+// buffer in a third counter B, moved by receivers, because cancelled senders
+// leave holes that "R + capacity" would count as room. A party that must
+// wait parks on a waiter registered in its cell; its partner claims the
+// waiter with one compare-and-swap on the cell and wakes it. bounded.go has
+// the table of cell histories; select.go the select protocol.
+//
+// Operations do not allocate in steady state apart from segments (one per
+// 32 operations, reclaimed by the garbage collector) and waiters, which come
+// from a pool or, through a Handle, are owned by the goroutine.
+package chans
