@@ -57,6 +57,9 @@ func (v *Verdict) Write(dir, name string) (string, error) {
 	if v.Problem != "" {
 		fmt.Fprintf(&b, "problem: %s\n", v.Problem)
 	}
+	if v.Problem == "" && v.Result == porcupine.Illegal {
+		b.WriteString(v.Stuck())
+	}
 	b.WriteString("history (call order):\n")
 	b.WriteString(Dump(v.Ops))
 	if err := os.WriteFile(txt, []byte(b.String()), 0o644); err != nil {
@@ -78,6 +81,53 @@ func Dump(ops []porcupine.Operation) string {
 	for _, op := range ops {
 		b.WriteString(DescribeOp(op))
 		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Stuck explains an Illegal verdict from Porcupine: the longest prefix of a
+// linearization that it found, the model state after it, and the calls that
+// had to come next (those called before the earliest return among the calls
+// left) with the reason none of them can.
+func (v *Verdict) Stuck() string {
+	var longest []porcupine.Operation
+	for _, part := range v.Info.PartialLinearizationsOperations() {
+		for _, lin := range part {
+			if len(lin) > len(longest) {
+				longest = lin
+			}
+		}
+	}
+	var b strings.Builder
+	st := v.Model.Init()
+	for _, op := range longest {
+		_, st = v.Model.Step(st, op.Input, op.Output)
+	}
+	fmt.Fprintf(&b, "longest linearizable prefix: %d of %d operations; state after it: %s\n",
+		len(longest), len(v.Checked), v.Model.DescribeState(st))
+	done := make(map[[3]int64]bool, len(longest))
+	key := func(op porcupine.Operation) [3]int64 { return [3]int64{int64(op.ClientId), op.Call, op.Return} }
+	for _, op := range longest {
+		done[key(op)] = true
+	}
+	var left []porcupine.Operation
+	minRet := int64(1<<63 - 1)
+	for _, op := range v.Checked {
+		if !done[key(op)] {
+			left = append(left, op)
+			minRet = min(minRet, op.Return)
+		}
+	}
+	b.WriteString("none of these can come next:\n")
+	for _, op := range left {
+		if op.Call <= minRet {
+			fmt.Fprintf(&b, "  %s\n", DescribeOp(op))
+		}
+	}
+	n := min(len(longest), 8)
+	b.WriteString("last steps of the prefix:\n")
+	for _, op := range longest[len(longest)-n:] {
+		fmt.Fprintf(&b, "  %s\n", DescribeOp(op))
 	}
 	return b.String()
 }

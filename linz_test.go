@@ -1,0 +1,265 @@
+package chans_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/scalable-go/chans"
+	"github.com/scalable-go/chans/internal/linz"
+	"github.com/scalable-go/chans/internal/sched"
+)
+
+// Linearizability tests: many short random histories of every channel kind,
+// recorded by internal/linz and checked with Porcupine (buffered and
+// unbounded channels) or the rendezvous pairing check (capacity 0).
+//
+// Sizes: the default run fits CI under -race; -short shrinks it; the
+// environment variable CHANS_LINZ_LONG=1 runs about 100,000 histories.
+// CHANS_LINZ_SEED fixes the base seed of the scripts (the interleavings
+// still vary), and CHANS_LINZ_DIR keeps the reports of failures, which
+// otherwise go to t.TempDir() and vanish with it.
+
+var linzErrs = linz.Errors{Closed: chans.ErrClosed, Full: chans.ErrFull, Empty: chans.ErrEmpty}
+
+// linzKinds are the capacities checked: rendezvous, small buffers, segment
+// size ± 1 (32 cells in normal builds), large buffers and unbounded.
+var linzKinds = []int{0, 1, 2, 3, 31, 33, 64, 1024, chans.Unbounded}
+
+func linzKindName(k int) string {
+	if k == chans.Unbounded {
+		return "cap=unbounded"
+	}
+	return "cap=" + strconv.Itoa(k)
+}
+
+// linzHistories returns how many histories to run per kind, and the base
+// seed of their scripts.
+func linzHistories(t *testing.T) (n int, base uint64) {
+	n = 250
+	switch {
+	case os.Getenv("CHANS_LINZ_LONG") != "":
+		n = 100_000 / len(linzKinds)
+	case testing.Short():
+		n = 40
+	}
+	base = 1
+	if s := os.Getenv("CHANS_LINZ_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("CHANS_LINZ_SEED=%q: %v", s, err)
+		}
+		base = v
+	} else if os.Getenv("CHANS_LINZ_LONG") != "" {
+		base = rand.Uint64() >> 1
+	}
+	return n, base
+}
+
+// linzReportDir is where failure reports go.
+func linzReportDir(t *testing.T) string {
+	if d := os.Getenv("CHANS_LINZ_DIR"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+// linzConfig derives the shape of history i from its seed: 2 to 4 clients
+// of 30 operations, mostly with rescues of waiting clients so the channel
+// stays open longer, sometimes closing midway.
+func linzConfig(seed uint64) linz.Config {
+	return linz.Config{
+		Clients:   2 + int(seed%3),
+		Ops:       30,
+		Seed:      seed,
+		CloseOdds: 200,
+		Rescue:    seed%4 != 0,
+	}
+}
+
+// linzOps gives even clients the channel itself and odd ones a Handle.
+func linzOps(c *chans.Chan[int]) func(int) linz.Ops[int] {
+	return func(i int) linz.Ops[int] {
+		if i%2 == 1 {
+			return c.Handle()
+		}
+		return c
+	}
+}
+
+// TestLinz checks random concurrent histories of every kind.
+func TestLinz(t *testing.T) {
+	n, base := linzHistories(t)
+	t.Logf("%d histories per kind, base seed %d (CHANS_LINZ_SEED), perturbation %v", n, base, sched.Enabled)
+	before := runtime.NumGoroutine()
+	var total, totalOps, unknown int
+	start := time.Now()
+	for _, k := range linzKinds {
+		t.Run(linzKindName(k), func(t *testing.T) {
+			ops, unk := 0, 0
+			for i := range n {
+				seed := base + uint64(i)
+				c := chans.New[int](k)
+				h := linz.Run(linzConfig(seed), linzErrs, c, linzOps(c))
+				ops += len(h)
+				v := linz.Check(k, h, 20*time.Second)
+				switch v.Result {
+				case porcupine.Illegal:
+					path, err := v.Write(linzReportDir(t), fmt.Sprintf("linz-%s-seed%d", linzKindName(k), seed))
+					if err != nil {
+						t.Errorf("writing report: %v", err)
+					}
+					t.Fatalf("seed %d (%v): history of %d operations is not linearizable: %s\nreport: %s",
+						seed, linzConfig(seed), len(h), problemOr(v.Problem, "no linearization exists"), path)
+				case porcupine.Unknown:
+					unk++
+				}
+			}
+			t.Logf("%d histories, %d operations checked, %d unknown (timed out)", n, ops, unk)
+			total += n
+			totalOps += ops
+			unknown += unk
+		})
+	}
+	t.Logf("total: %d histories, %d operations, %d unknown, in %v", total, totalOps, unknown, time.Since(start).Round(time.Millisecond))
+	linzWaitGoroutines(t, before)
+}
+
+func problemOr(p, alt string) string {
+	if p != "" {
+		return p
+	}
+	return alt
+}
+
+// linzWaitGoroutines fails t if goroutines started by the test outlive it.
+// It polls, within a bounded number of rounds, because callbacks of expired
+// context timers may still be finishing; correctness never depends on it.
+func linzWaitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if runtime.NumGoroutine() <= n {
+			return
+		}
+		if i == 2000 {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left, want at most %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Reproductions of the violations TestLinz found, reduced to two or three
+// goroutines. Each one's failure condition is a property every correct
+// channel has whatever the schedule; the schedule only decides whether the
+// bug shows, so each loops until it does or the attempts run out.
+
+// TestLinzReproCloseRacesWaitingSender: a Send that would have to wait when
+// Close takes effect must fail with ErrClosed, so after Close the channel
+// holds exactly what was buffered before it. Found as (cap=0):
+//
+//	client 0 Send(2) → ok [3,11]
+//	client 1 Close() → ok [4,5]
+//	client 1 TryRecv() → 2 [10,24]
+//
+// and (cap=1):
+//
+//	client 0 TrySend(1) → ok [1,2]
+//	client 0 Send(2) → ok [3,13]
+//	client 1 Close() → ok [4,5]
+//	client 1 TryRecv() → 1 [10,11]
+//	client 1 Recv() → 2 [12,26]
+func TestLinzReproCloseRacesWaitingSender(t *testing.T) {
+	attempts := 20000
+	if testing.Short() {
+		attempts = 2000
+	}
+	for _, k := range []int{0, 1, 2} {
+		t.Run(linzKindName(k), func(t *testing.T) {
+			for i := range attempts {
+				c := chans.New[int](k)
+				for j := range k {
+					if err := c.TrySend(j); err != nil {
+						t.Fatalf("filling: %v", err)
+					}
+				}
+				sent := make(chan error)
+				go func() { sent <- c.Send(-1) }()
+				for range i % 4 {
+					runtime.Gosched() // vary how far the sender got
+				}
+				if err := c.Close(); err != nil {
+					t.Fatal(err)
+				}
+				// Buffer full (or rendezvous) from before Close to after
+				// it: the send cannot have delivered before Close.
+				for j := range k {
+					if v, err := c.TryRecv(); err != nil || v != j {
+						t.Fatalf("attempt %d: buffered value %d: got %v, %v", i, j, v, err)
+					}
+				}
+				v, err := c.TryRecv()
+				serr := <-sent
+				if err != chans.ErrClosed {
+					t.Fatalf("attempt %d: after Close, with the buffer full and no receiver, TryRecv returned (%v, %v) and the waiting Send returned %v; want ErrClosed and ErrClosed", i, v, err, serr)
+				}
+				if serr != chans.ErrClosed {
+					t.Fatalf("attempt %d: Send that had to wait at Close returned %v", i, serr)
+				}
+			}
+		})
+	}
+}
+
+// TestLinzReproTrySendSpuriousFull: TrySend must not report ErrFull while
+// the buffer has room. Here one producer fills a channel of capacity 1 and
+// waits until Len reports the value taken; the buffer is then empty and
+// nobody else sends, so the next TrySend must succeed. Found as (cap=1):
+//
+//	client 0 TrySend(1) → ok [1,2]
+//	client 0 Send(2) → ok [3,9]
+//	client 1 Recv() → 1 [4,5]
+//	client 1 RecvCtx() → 2 [8,15]
+//	client 0 Len() → 0 [10,11]
+//	client 0 TrySend(4) → full [12,13]
+func TestLinzReproTrySendSpuriousFull(t *testing.T) {
+	rounds := 200000
+	if testing.Short() {
+		rounds = 20000
+	}
+	for _, k := range []int{1, 2} {
+		t.Run(linzKindName(k), func(t *testing.T) {
+			c := chans.New[int](k)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for {
+					if _, ok := c.Recv(); !ok {
+						return
+					}
+				}
+			}()
+			defer func() { c.Close(); <-done }()
+			for i := range rounds {
+				for c.Len() != 0 {
+					runtime.Gosched()
+				}
+				// Len saw nothing buffered, the producer is this goroutine
+				// and the consumer only takes: k TrySends must fit.
+				for j := range k {
+					if err := c.TrySend(i); err != nil {
+						t.Fatalf("round %d: TrySend %d of %d into a channel of capacity %d that Len just saw empty: %v", i, j+1, k, k, err)
+					}
+				}
+			}
+		})
+	}
+}
