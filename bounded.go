@@ -57,10 +57,15 @@ import (
 // cancelledSend takes another ticket, so holes are never counted as room.
 // Rendezvous channels have no buffer and no B: s < R is the only room.
 //
-// Linearization points: a send that delivers takes effect at the transition
-// to buffered or done (or, for a parked sender, at the claimer's transition
-// to buffered or taken); a receive that gets a value at its read of buffered,
-// or at the claimer's transition to done, or its own to taken.
+// Linearization points. A send that delivers without parking takes effect at
+// the fetch-and-add that gave it the ticket of its last attempt (an attempt
+// ends early only in a cell its receiver gave up, and then nobody saw it); a
+// send that parks takes effect at the claimer's transition to buffered or
+// taken. A receive that gets a value takes effect just after the send it
+// pairs with: at that send's point if the receive's ticket came first,
+// otherwise at its own ticket (receives, like sends, are ordered by ticket).
+// This is why a send whose ticket predates Close may still deliver after the
+// closed bit is set: it took effect before Close.
 var (
 	markers         [7]waiter
 	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
@@ -83,22 +88,26 @@ const (
 	outCancelled                // the context was done while parked
 )
 
-// Spin budgets before parking, in loads of the cell. A partner that has its
-// ticket is usually a few hundred nanoseconds away; parking and waking cost
-// microseconds.
+// Spin budgets, in loads of the cell. A partner running on another core is
+// usually a few hundred nanoseconds away, while parking and waking cost a
+// microsecond or more; but a spinner holds its P, which a partner that is
+// not running needs. So spinning before parking is short and only done with
+// GOMAXPROCS > 1 (Chan.spin), and only the non-blocking receive, which must
+// not give up on a sender that has its ticket, yields while it waits.
 const (
-	spinPark  = 128  // before registering a waiter
+	spinPark  = 64   // before registering a waiter
 	spinNoWay = 1024 // before a non-blocking receive gives up on a cell whose sender has its ticket
 )
 
 // spinWhile spins until the state of cl is no longer st or the budget runs
-// out, and reports whether it changed.
-func spinWhile[T any](cl *cell[T], st *waiter, budget int) bool {
+// out, and reports whether it changed. With yield it lets other goroutines
+// run every 64 loads, so that a sender descheduled on this P can arrive.
+func spinWhile[T any](cl *cell[T], st *waiter, budget int, yield bool) bool {
 	for i := 0; i < budget; i++ {
 		if cl.state.Load() != st {
 			return true
 		}
-		if i&63 == 63 {
+		if yield && i&63 == 63 {
 			runtime.Gosched()
 		}
 	}
@@ -144,7 +153,7 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 			}
 			if !spun {
 				spun = true
-				spinWhile(cl, nil, spinPark)
+				spinWhile(cl, nil, spinPark, false)
 				continue
 			}
 			own := w
@@ -196,7 +205,7 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 				return zero, outClosed // no send at or past closeAt delivers
 			}
 			if !block {
-				if r < c.s.Load()&counterMask && spinWhile(cl, st, spinNoWay) {
+				if r < c.s.Load()&counterMask && spinWhile(cl, st, spinNoWay, true) {
 					continue // the sender of this cell arrived
 				}
 				if cl.state.CompareAndSwap(st, stCancelledRecv) { // nil|inBuffer → cancelledRecv (history 4, 7)
@@ -208,7 +217,7 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 			}
 			if !spun {
 				spun = true
-				if spinWhile(cl, st, spinPark) {
+				if spinWhile(cl, st, spinPark, false) {
 					continue
 				}
 			}
@@ -276,6 +285,10 @@ func (c *Chan[T]) park(done <-chan struct{}, seg *segment[T], i int, own *waiter
 func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waiter, closed bool) outcome {
 	if closed && c.cancel(seg, i, own) {
 		return outClosed
+	}
+	if done == nil {
+		<-own.wake // a plain receive parks far more cheaply than a select
+		return c.result(own)
 	}
 	select {
 	case <-own.wake:

@@ -117,9 +117,10 @@ func (h *Handle[T]) Chan() *Chan[T] { return h.c }
 // channel) and ErrClosed if the channel is closed first; then v was not
 // delivered and will never be received.
 //
-// Linearization: the cell transition that buffers v or hands it to a receiver;
-// for a failed send, the ticket taken after Close, or the cancellation of its
-// parked waiter by Close.
+// Linearization: the fetch-and-add that took the ticket it delivered with, or,
+// if it parked, the moment a receiver or buffer expansion claimed it; for a
+// failed send, the ticket taken after Close, or Close's claim of its parked
+// waiter. See bounded.go.
 func (c *Chan[T]) Send(v T) error { return c.send(nil, v, nil) }
 
 // SendContext is Send that gives up when ctx is done. It returns nil, ErrClosed,
@@ -143,9 +144,9 @@ func (c *Chan[T]) TrySend(v T) error { return c.trySend(v) }
 // ok is false once the channel is closed and every value sent before Close has
 // been received.
 //
-// Linearization: the cell transition that takes the value (or that hands it
-// to this receiver while parked); for ok == false, the moment the receive
-// ticket was found to lie past every send of the closed channel.
+// Linearization: just after the send it pairs with (bounded.go); for
+// ok == false, the load of closeAt that showed its ticket past every send of
+// the closed channel.
 func (c *Chan[T]) Recv() (v T, ok bool) {
 	v, err := c.recv(nil, nil)
 	return v, err == nil
