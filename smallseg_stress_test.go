@@ -35,7 +35,7 @@ type stressProfile struct {
 	name string
 	// Percentages of the plain, Try and Context variants; the rest of
 	// Context calls use done contexts, expiring ones or live ones.
-	plain, try int
+	plain, try   int
 	done, expire int // of Context calls
 }
 
