@@ -6,30 +6,27 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/scalable-go/chans"
 )
 
 // runSelectQuit is mpmc where every consumer receives through a select over
 // the work channel and its own idle quit channel, the cancellation check of
-// seed 001: producers send 1..n with plain sends, consumers select until the
-// work channel is closed and drained. The quit channels are never used.
-//
-// TODO: the chans implementations wait for chans.Select
-// (chans.OnRecv(c, func(v T, ok bool)) and chans.Select(cases...) int).
+// seed 001: producers send 1..n with plain sends (through a Handle each for
+// chans-handle), consumers select until the work channel is closed and
+// drained. The quit channels are never used. chans.Select takes Chans, so the
+// consumers of chans and chans-handle run the same select.
 func runSelectQuit(cfg Config) (Result, error) {
-	if cfg.Impl != Native {
-		return Result{}, ErrSelectUnavailable
-	}
 	g := cfg.Goroutines
 	if g == 0 {
 		g = 2 * runtime.GOMAXPROCS(0)
 	}
 	producers := max(1, g/2)
 	consumers := max(1, g-producers)
-	capacity := cfg.Cap
-	if capacity < 0 {
-		capacity = max(cfg.Messages, 1)
+	ch, err := newChannel(cfg.Impl, cfg.Cap, cfg.Messages)
+	if err != nil {
+		return Result{}, err
 	}
-	work := make(chan int, capacity)
 	var (
 		prod, cons sync.WaitGroup
 		count, sum atomic.Int64
@@ -39,40 +36,61 @@ func runSelectQuit(cfg Config) (Result, error) {
 	for i := range producers {
 		n := share(cfg.Messages, producers, i)
 		want += triangle(n)
-		w := NewWork(cfg.Work, seed(i))
+		e, w := ch.endpoint(), NewWork(cfg.Work, seed(i))
 		prod.Add(1)
 		go func() {
 			defer prod.Done()
 			gt.wait()
 			for v := 1; v <= n; v++ {
 				w.Do()
-				work <- v
+				e.send(v)
 			}
 		}()
 	}
-	quits := make([]chan int, consumers)
+	var closers []func()
 	for i := range consumers {
-		quit := make(chan int)
-		quits[i] = quit
 		w := NewWork(cfg.Work, seed(producers+i))
+		var recv func() (int, bool) // one select over work and quit
+		switch c := ch.(type) {
+		case nativeChan:
+			quit := make(chan int)
+			closers = append(closers, func() { close(quit) })
+			recv = func() (int, bool) {
+				select {
+				case v, ok := <-c.c:
+					return v, ok
+				case <-quit:
+					return 0, false
+				}
+			}
+		default:
+			work := chansOf(c)
+			quit := chans.New[int](0)
+			closers = append(closers, func() { quit.Close() })
+			var v int
+			var ok bool
+			cases := []chans.Case{
+				chans.OnRecv(work, func(x int, o bool) { v, ok = x, o }),
+				chans.OnRecv(quit, func(int, bool) { v, ok = 0, false }),
+			}
+			recv = func() (int, bool) {
+				chans.Select(cases...)
+				return v, ok
+			}
+		}
 		cons.Add(1)
 		go func() {
 			defer cons.Done()
 			gt.wait()
 			k, s := 0, 0
-		loop:
 			for {
-				select {
-				case v, ok := <-work:
-					if !ok {
-						break loop
-					}
-					k++
-					s += v
-					w.Do()
-				case <-quit:
-					break loop
+				v, ok := recv()
+				if !ok {
+					break
 				}
+				k++
+				s += v
+				w.Do()
 			}
 			count.Add(int64(k))
 			sum.Add(int64(s))
@@ -80,15 +98,26 @@ func runSelectQuit(cfg Config) (Result, error) {
 	}
 	t := gt.start()
 	prod.Wait()
-	close(work)
+	ch.close()
 	cons.Wait()
 	r := Result{Elapsed: time.Since(t), Messages: int(count.Load())}
-	for _, q := range quits {
-		close(q)
+	for _, f := range closers {
+		f()
 	}
 	if r.Messages != cfg.Messages || int(sum.Load()) != want {
 		return r, fmt.Errorf("workload select-quit/%s: received %d messages summing to %d, want %d summing to %d",
 			cfg.Impl, r.Messages, sum.Load(), cfg.Messages, want)
 	}
 	return r, nil
+}
+
+// chansOf returns the chans.Chan behind a chans or chans-handle channel.
+func chansOf(c channel) *chans.Chan[int] {
+	switch c := c.(type) {
+	case chansChan:
+		return c.c
+	case chansHandleChan:
+		return c.c
+	}
+	panic(fmt.Sprintf("workload: %T is not a chans channel", c))
 }

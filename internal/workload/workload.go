@@ -40,8 +40,9 @@ type Info struct {
 	UsesCap, UsesGoroutines, UsesWork bool
 }
 
-// ErrSelectUnavailable is returned by select-quit for the chans
-// implementations until chans has select.
+// ErrSelectUnavailable was select-quit's answer for the chans implementations
+// before chans had select. Run no longer returns it; it stays so that callers
+// written against it keep compiling.
 var ErrSelectUnavailable = errors.New("workload: select not yet available")
 
 type workload struct {
