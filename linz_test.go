@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +23,9 @@ import (
 // Sizes: the default run fits CI under -race; -short shrinks it; the
 // environment variable CHANS_LINZ_LONG=1 runs about 100,000 histories.
 // CHANS_LINZ_SEED fixes the base seed of the scripts (the interleavings
-// still vary), and CHANS_LINZ_DIR keeps the reports of failures, which
-// otherwise go to t.TempDir() and vanish with it.
+// still vary), CHANS_LINZ_DIR keeps the reports of failures, which
+// otherwise go to t.TempDir() and vanish with it, and CHANS_LINZ_NOLEN=1
+// leaves Len out of the histories.
 
 var linzErrs = linz.Errors{Closed: chans.ErrClosed, Full: chans.ErrFull, Empty: chans.ErrEmpty}
 
@@ -82,6 +84,7 @@ func linzConfig(seed uint64) linz.Config {
 		Seed:      seed,
 		CloseOdds: 200,
 		Rescue:    seed%4 != 0,
+		NoLen:     os.Getenv("CHANS_LINZ_NOLEN") != "",
 	}
 }
 
@@ -258,6 +261,72 @@ func TestLinzReproTrySendSpuriousFull(t *testing.T) {
 					if err := c.TrySend(i); err != nil {
 						t.Fatalf("round %d: TrySend %d of %d into a channel of capacity %d that Len just saw empty: %v", i, j+1, k, k, err)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestLinzReproLenAfterClose: after Close returns, what a channel holds can
+// only shrink, and here nobody receives, so Len must equal the number of
+// values a drain then finds, whatever the senders racing Close did. Found
+// under chans_smallseg,chans_perturb as (unbounded; Len counts a send that
+// then fails):
+//
+//	client 1 TrySend(1000001) → ok [1,2]
+//	client 1 TrySend(1000002) → closed [3,17]
+//	client 0 RecvCtx() → 1000001 [4,5]
+//	client 0 TrySend(2) → ok [6,7]
+//	client 0 SendCtx(3) → ok [8,9]
+//	client 0 Close() → ok [10,11]
+//	client 0 Len() → 3 [12,13]        (2 and 3 are all there is)
+//
+// and (capacity 1024; Len misses a send that has its ticket but has not
+// written its cell):
+//
+//	client 0 Send(1) → ok [1,3]
+//	client 1 TrySend(1000001) → ok [2,14]
+//	client 0 Send(2) → ok [4,5]
+//	client 0 SendCtx(3) → ok [6,7]
+//	client 0 Close() → ok [8,9]
+//	client 0 RecvCtx() → 1 [10,11]
+//	client 0 Len() → 2 [12,13]        (1000001, 2, 3 follow)
+func TestLinzReproLenAfterClose(t *testing.T) {
+	attempts := 5000
+	if testing.Short() {
+		attempts = 500
+	}
+	for _, k := range []int{1024, chans.Unbounded} {
+		t.Run(linzKindName(k), func(t *testing.T) {
+			for i := range attempts {
+				c := chans.New[int](k)
+				var wg sync.WaitGroup
+				for g := range 3 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for j := range 200 {
+							if c.TrySend(g<<20|j) != nil {
+								return
+							}
+						}
+					}()
+				}
+				for range i % 8 {
+					runtime.Gosched()
+				}
+				c.Close()
+				n := c.Len()
+				wg.Wait()
+				m := 0
+				for {
+					if _, err := c.TryRecv(); err != nil {
+						break
+					}
+					m++
+				}
+				if n != m {
+					t.Fatalf("attempt %d: Len after Close returned %d, then %d values were drained", i, n, m)
 				}
 			}
 		})
