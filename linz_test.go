@@ -337,3 +337,39 @@ func TestLinzReproLenAfterClose(t *testing.T) {
 		})
 	}
 }
+
+// TestLinzReproFullThenEmpty: on a channel of capacity 1 with one other
+// goroutine sending a single value and nobody else receiving, TrySend
+// reporting full means that value was buffered at that instant, so a
+// TryRecv after it must find it. Found as (cap=1):
+//
+//	client 1 TrySend(1000006) → ok [35,55]
+//	client 0 TrySend(12) → full [38,39]
+//	client 0 TryRecv() → empty [40,41]
+//	client 0 Recv() → 1000006 [42,43]
+func TestLinzReproFullThenEmpty(t *testing.T) {
+	attempts := 20000
+	if testing.Short() {
+		attempts = 2000
+	}
+	for i := range attempts {
+		c := chans.New[int](1)
+		sent := make(chan error)
+		go func() { sent <- c.Send(1) }()
+		for range i % 4 {
+			runtime.Gosched()
+		}
+		e1 := c.TrySend(2)
+		v, e2 := c.TryRecv()
+		c.Close()
+		for {
+			if _, ok := c.Recv(); !ok {
+				break
+			}
+		}
+		<-sent
+		if e1 == chans.ErrFull && e2 == chans.ErrEmpty {
+			t.Fatalf("attempt %d: TrySend reported full, then TryRecv reported empty (%v), with the only other value in flight", i, v)
+		}
+	}
+}
