@@ -31,19 +31,23 @@ import (
 //	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend          (R and EB restart)
 //	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend               (R and EB restart)
 //
-// A select registration (waiter.sel != nil) in place of wR or wS is claimed in
-// two steps, w → resuming → next, and a registration whose select went with
-// another case ends w → resuming → cancelledX (history 3, 7 or 10).
+// A select registration in place of wR or wS, and any parked sender claimed
+// by R or EB, is claimed in two steps, w → resuming → next; a registration
+// whose select went with another case, or a parked sender found after Close,
+// ends w → resuming → cancelledX (history 3, 7 or 10).
 //
 // Who moves a cell from each state:
 //
-//	nil            S: → buffered if the cell is in the buffer (s < B) or its
-//	                  receiver has its ticket (s < R), else → wS or cancelledSend
+//	nil            S: → buffered if the cell is in the buffer (s < B, or
+//	                  s < R + capacity) or its receiver has its ticket
+//	                  (s < R), else → wS or cancelledSend
 //	               R: → wR or cancelledRecv
 //	               EB: → inBuffer
 //	inBuffer       S: → buffered;  R: → wR or cancelledRecv
 //	wR             S: → done;  R itself or X: → cancelledRecv
-//	wS             EB: → buffered;  R: → taken;  S itself or X: → cancelledSend
+//	wS             EB: → buffered;  R: → taken;  S itself or X: → cancelledSend.
+//	               EB and R go through resuming and look at Close's bit
+//	               there: after Close they move it to cancelledSend instead.
 //	resuming       the claimer of a select registration, to its next state
 //	buffered, done, taken, cancelledSend, cancelledRecv: final
 //
@@ -74,7 +78,7 @@ var (
 	stTaken         = &markers[3] // the receiver took the value of the sender parked here
 	stCancelledSend = &markers[4] // the sender of this cell gave up; R and EB skip the cell
 	stCancelledRecv = &markers[5] // the receiver of this cell gave up; S skips the cell
-	stResuming      = &markers[6] // a claimer is completing the select registered here
+	stResuming      = &markers[6] // a claimer holds the cell while it completes a parked sender or a select
 )
 
 // outcome is what a cell step tells the ticket loop.
@@ -115,14 +119,30 @@ func spinWhile[T any](cl *cell[T], st *waiter, budget int, yield bool) bool {
 }
 
 // roomFor reports whether the send with ticket s may complete without a
-// receiver at hand: its cell is in the buffer, or its receiver has its
-// ticket. The loads go S (by the caller), then B, then R, so that a false
-// answer held at the instant of the load of B.
+// receiver at hand: its cell is in the buffer (s < B), or its receiver has
+// its ticket (s < R), or s < R + capacity. The last is a lower bound on the
+// buffer end that holds even while the buffer expansion of a receive that
+// has already taken effect is still under way (B lags then): the cells in
+// [R, s) are fewer than the capacity, so they cannot hold a full buffer.
+// The loads go S (by the caller), then B, then R, so that a false answer held
+// at the instant of the load of B.
 func (c *Chan[T]) roomFor(s uint64) bool {
 	if c.capacity > 0 && s < c.b.Load() {
 		return true
 	}
-	return s < c.r.Load()
+	return s < c.r.Load()+uint64(c.capacity)
+}
+
+// mayDeliver reports whether the send with ticket s, which has just found
+// room (or a parked receiver, which is room), may deliver. If Close's bit was
+// clear at this load, the send takes effect at this load, where it had room
+// and the channel was open. If Close came first, the send may still take
+// effect just before Close, but only if it had room then: roomEnd is a lower
+// bound on the room at Close. Otherwise it fails as if it came after Close (it
+// is still under way, so it may), even though room appeared later: a full
+// channel must not take more values once closed.
+func (c *Chan[T]) mayDeliver(s uint64) bool {
+	return c.s.Load()&closedBit == 0 || s < c.roomEnd.Load()
 }
 
 // sendBounded runs the sender's side of the cell histories for a buffered or
@@ -138,7 +158,15 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 		switch {
 		case st == nil || st == stInBuffer:
 			if st == stInBuffer || c.roomFor(s) {
-				if cl.state.CompareAndSwap(st, stBuffered) { // nil|inBuffer → buffered: the send takes effect
+				if !c.mayDeliver(s) {
+					if cl.state.CompareAndSwap(st, stCancelledSend) { // nil|inBuffer → cancelledSend: the send fails after Close
+						drop(cl)
+						seg.cancelled(true)
+						return outClosed
+					}
+					continue
+				}
+				if cl.state.CompareAndSwap(st, stBuffered) { // nil|inBuffer → buffered
 					return outOK
 				}
 				continue
@@ -173,6 +201,10 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opRecv:
+			if !c.mayDeliver(s) {
+				failReceiver(seg, i, st) // wR → cancelledRecv: the receiver takes a new ticket
+				continue
+			}
 			if claim(seg, i, st, stDone) { // wR → done: hand the value to the parked receiver
 				st.wakeUp(resOK)
 				return outOK
@@ -245,7 +277,7 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opSend:
-			if claim(seg, i, st, stTaken) { // wS → taken: the receive takes effect here
+			if c.claimSender(seg, i, st, stTaken) { // wS → resuming → taken: the receive takes effect here
 				v := cl.elem
 				cl.elem = zero
 				st.wakeUp(resOK)
@@ -303,8 +335,11 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 }
 
 func (c *Chan[T]) result(w *waiter) outcome {
-	if w.res == resClosed {
+	switch w.res {
+	case resClosed:
 		return outClosed
+	case resRestart:
+		return outRestart
 	}
 	return outOK
 }
@@ -367,7 +402,7 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opSend:
-			if claim(seg, i, st, stBuffered) { // wS → buffered: the parked send takes effect
+			if c.claimSender(seg, i, st, stBuffered) { // wS → resuming → buffered: the parked send takes effect
 				st.wakeUp(resOK)
 				return true
 			}

@@ -56,6 +56,10 @@ type Chan[T any] struct {
 	// closeAt is the send ticket count at Close (math.MaxUint64 while open):
 	// sends with tickets below it may still deliver, none at or above it do.
 	closeAt atomic.Uint64
+	// roomEnd is a lower bound, read by Close before it took effect, on the
+	// end of the room then: max(B, R + capacity). A send whose ticket came
+	// before Close may still deliver after Close if its ticket is below it.
+	roomEnd atomic.Uint64
 
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)

@@ -11,6 +11,16 @@ package chans
 // of them either delivers or, if it would have to wait, fails as if it came
 // after Close.
 func (c *Chan[T]) Close() error {
+	if c.capacity >= 0 && c.s.Load()&closedBit == 0 {
+		// Read before the OR, so no larger than at the OR: a send found room
+		// by then only if its ticket is below this.
+		r := c.r.Load()
+		end := r + uint64(c.capacity)
+		if c.capacity > 0 {
+			end = max(end, c.b.Load())
+		}
+		c.roomEnd.Store(end) // racing Closes store bounds that were all true before the winner's OR
+	}
 	old := c.s.Or(closedBit)
 	if old&closedBit != 0 {
 		return ErrClosed
@@ -67,10 +77,11 @@ func (c *Chan[T]) Close() error {
 	return nil
 }
 
-// Len returns the number of values buffered in the channel. The answer was
-// true at one instant during the call and may be stale by the time it returns;
-// it is exact when no operation runs concurrently. A rendezvous channel
-// buffers nothing and always reports 0.
+// Len returns the number of values buffered in the channel. It is exact when
+// no operation is under way. While operations run it is an estimate: it
+// reads the counters and then the cells, one after another, and a send that
+// has taken effect (bounded.go) may not have written its cell yet. A
+// rendezvous channel buffers nothing and always reports 0.
 func (c *Chan[T]) Len() int {
 	r := c.r.Load()
 	sw := c.s.Load()
@@ -87,12 +98,14 @@ func (c *Chan[T]) Len() int {
 	case c.capacity == 0:
 		return 0
 	}
-	end := min(s, c.b.Load())
+	// A send buffers only in a cell below B or below R + capacity (roomFor),
+	// and B may lag behind R + capacity while a receive's expansion is under
+	// way; so values lie in [R, min(S, max(B, R + capacity))), between holes
+	// left by senders that gave up and cells of parked senders: count them.
+	end := min(s, max(c.b.Load(), r+uint64(c.capacity)))
 	if end <= r {
 		return 0
 	}
-	// Cells in [R, min(S, B)) hold values, and holes left by senders that
-	// gave up: count the values.
 	n := 0
 	for seg := c.recvSeg.Load(); seg != nil && seg.id<<segShift < end; seg = seg.next.Load() {
 		for i := range seg.cells {

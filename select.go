@@ -34,6 +34,8 @@ import (
 //	selReg ──(select, registration done)──> selWaiting
 //	selWaiting ──(first claimer, claim in waiter.go)──> 1+j
 //	selWaiting ──(select, context done)──> selCancelled
+//	selWaiting ──(failReceiver: a send gave up after Close)──> selDirty, and
+//	           the select wakes, registers the dead cases again and parks
 //
 // Only the select itself leaves selReg and selDirty, so its own commit during
 // registration never fails and it never has to give back a value it has
@@ -254,42 +256,10 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 
 	// Pass 2: register.
 	sc.st.state.Store(selReg)
-	win := -1
-register:
-	for {
-		for _, j := range sc.order {
-			k := cases[j].k
-			if k.registered() {
-				continue
-			}
-			if k.register(sc, j) {
-				win = j
-				break register
-			}
-		}
-		// A registration made after Close walked past its cell must see
-		// Close itself (as park does for plain operations).
-		for _, j := range sc.order {
-			k := cases[j].k
-			if k.registered() && k.closedNow() && k.withdraw() {
-				k.setClosed()
-				sc.commit(j)
-				win = j
-				break register
-			}
-		}
-		if sc.st.state.CompareAndSwap(selReg, selWaiting) {
-			break
-		}
-		// Dirty: some registrations were killed; register those again.
-		sc.st.state.CompareAndSwap(selDirty, selReg)
-		for _, j := range sc.order {
-			cases[j].k.refresh()
-		}
-	}
+	win := sc.register(cases)
 
 	// Pass 3: park.
-	if win < 0 {
+	for win < 0 {
 		select {
 		case <-sc.wake:
 		case <-done:
@@ -299,10 +269,30 @@ register:
 				}
 				return -1, ctx.Err()
 			}
-			<-sc.wake // committed as the context fired: that case took effect
+			<-sc.wake // committed, or kicked, as the context fired
 		}
-		win = int(sc.st.state.Load()) - 1
-		cases[win].k.collect()
+		if st := sc.st.state.Load(); st > 0 {
+			win = int(st) - 1
+			cases[win].k.collect()
+			break
+		}
+		// Kicked (selDirty): a sender that found Close in its way killed a
+		// registration (failReceiver). Register the dead cases again; with
+		// a done context, give up instead.
+		if ctx != nil && ctx.Err() != nil {
+			sc.st.state.Store(selCancelled) // only this goroutine leaves selDirty
+			for _, j := range sc.order {
+				cases[j].k.withdraw()
+			}
+			return -1, ctx.Err()
+		}
+		sc.st.state.Store(selReg)
+		for _, j := range sc.order {
+			cases[j].k.refresh()
+		}
+		if win = sc.register(cases); win >= 0 {
+			break
+		}
 	}
 
 	// Pass 4: clean up and run the winner's callback.
@@ -313,6 +303,41 @@ register:
 	}
 	cases[win].k.complete()
 	return win, nil
+}
+
+// register runs pass 2: it registers every case that has no live
+// registration, and returns the case the select committed itself to, or -1
+// once it is parked-ready in selWaiting.
+func (sc *selCall) register(cases []Case) int {
+	for {
+		for _, j := range sc.order {
+			k := cases[j].k
+			if k.registered() {
+				continue
+			}
+			if k.register(sc, j) {
+				return j
+			}
+		}
+		// A registration made after Close walked past its cell must see
+		// Close itself (as park does for plain operations).
+		for _, j := range sc.order {
+			k := cases[j].k
+			if k.registered() && k.closedNow() && k.withdraw() {
+				k.setClosed()
+				sc.commit(j)
+				return j
+			}
+		}
+		if sc.st.state.CompareAndSwap(selReg, selWaiting) {
+			return -1
+		}
+		// Dirty: some registrations were killed; register those again.
+		sc.st.state.CompareAndSwap(selDirty, selReg)
+		for _, j := range sc.order {
+			cases[j].k.refresh()
+		}
+	}
 }
 
 func equal(a, b []uint64) bool {
@@ -391,7 +416,7 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 			case st == stResuming:
 				runtime.Gosched()
 			case isWaiter(st) && st.op == opSend:
-				if claim(seg, i, st, stTaken) { // wS → taken: the receive takes effect here
+				if c.claimSender(seg, i, st, stTaken) { // wS → resuming → taken: the receive takes effect here
 					rc.v, rc.ok = cl.elem, true
 					cl.elem = zero
 					st.wakeUp(resOK)
@@ -488,7 +513,7 @@ func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 		b = c.b.Load()
 	}
 	r := c.r.Load()
-	ready := s&closedBit != 0 || c.capacity < 0 || s < b || s < r
+	ready := s&closedBit != 0 || c.capacity < 0 || s < b || s < r+uint64(c.capacity)
 	return append(dst, s, b, r), ready
 }
 
@@ -531,7 +556,17 @@ func (sc *sendCase[T]) register(call *selCall, j int) bool {
 			switch {
 			case st == nil || st == stInBuffer:
 				if st == stInBuffer || c.roomFor(t) {
-					if cl.state.CompareAndSwap(st, stBuffered) { // the send takes effect here
+					if !c.mayDeliver(t) {
+						if cl.state.CompareAndSwap(st, stCancelledSend) { // the send fails after Close
+							drop(cl)
+							seg.cancelled(true)
+							sc.err = ErrClosed
+							call.commit(j)
+							return true
+						}
+						continue
+					}
+					if cl.state.CompareAndSwap(st, stBuffered) { // the send takes effect (mayDeliver)
 						sc.err = nil
 						call.commit(j)
 						return true
@@ -549,6 +584,10 @@ func (sc *sendCase[T]) register(call *selCall, j int) bool {
 			case st == stResuming:
 				runtime.Gosched()
 			case isWaiter(st) && st.op == opRecv:
+				if !c.mayDeliver(t) {
+					failReceiver(seg, i, st)
+					continue
+				}
 				if claim(seg, i, st, stDone) { // wR → done: the send takes effect here
 					st.wakeUp(resOK)
 					sc.err = nil

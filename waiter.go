@@ -50,8 +50,9 @@ const (
 
 // Outcomes of a parked operation.
 const (
-	resOK     = 1 // delivered (send) or value in the cell (receive)
-	resClosed = 2 // woken by Close: nothing delivered or taken
+	resOK      = 1 // delivered (send) or value in the cell (receive)
+	resClosed  = 2 // woken by Close: nothing delivered or taken
+	resRestart = 3 // receiver: the sender of this cell gave up after Close; take a new ticket
 )
 
 func newWaiter(op uint8) *waiter { return &waiter{op: op, wake: make(chan struct{}, 1)} }
@@ -86,6 +87,7 @@ func isWaiter(st *waiter) bool { return st != nil && st.op != 0 }
 // cell is then in the cancelled state of w's side, and the caller treats it
 // as such. On success the caller owns the completion and calls w.wakeUp
 // after it has finished with the cell (a receiver reads elem after waking).
+// Parked senders are claimed with Chan.claimSender instead, except by Close.
 func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 	c := &s.cells[i]
 	if !w.isSel {
@@ -94,13 +96,22 @@ func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 	if !c.state.CompareAndSwap(w, stResuming) { // w → resuming: shut out the owner's cleanup
 		return false
 	}
-	// The registration is live, so w.sel and w.idx belong to the current
-	// select call and stay put until the cell leaves resuming.
+	if selCommit(w) {
+		c.state.Store(next) // resuming → next
+		return true
+	}
+	kill(s, i, w)
+	return false
+}
+
+// selCommit commits w's select to w's case. The caller holds w's cell in
+// resuming, so the registration is live and w.sel and w.idx belong to the
+// current select call.
+func selCommit(w *waiter) bool {
 	for {
 		st := w.sel.state.Load()
 		if st == selWaiting {
 			if w.sel.state.CompareAndSwap(selWaiting, 1+w.idx) { // the select commits to this case
-				c.state.Store(next) // resuming → next
 				return true
 			}
 			continue
@@ -111,17 +122,83 @@ func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 		if st == selReg && !w.sel.state.CompareAndSwap(selReg, selDirty) {
 			continue
 		}
-		break
+		return false
 	}
-	// Dead registration: another case won, the select was cancelled, or it
-	// will register this case again.
+}
+
+// kill ends a registration held in resuming that will not complete (another
+// case won, the select was cancelled, or it will register again):
+// resuming → cancelled.
+func kill[T any](s *segment[T], i int, w *waiter) {
 	if w.op == opSend {
-		c.state.Store(stCancelledSend) // resuming → cancelled
+		s.cells[i].state.Store(stCancelledSend)
 		s.cancelled(true)
 	} else {
-		c.state.Store(stCancelledRecv) // resuming → cancelled
+		s.cells[i].state.Store(stCancelledRecv)
 		s.cancelled(false)
 	}
+}
+
+// failReceiver tells the receiver registered as w in cell i that the sender
+// of the cell gives up (a send that found Close in its way, see
+// Chan.mayDeliver): wR → cancelledRecv, and the receiver takes a new ticket.
+// A select so told registers that case again: if it was parked, it is woken
+// in selDirty to do so.
+func failReceiver[T any](s *segment[T], i int, w *waiter) {
+	c := &s.cells[i]
+	if !w.isSel {
+		if c.state.CompareAndSwap(w, stCancelledRecv) { // wR → cancelledRecv
+			s.cancelled(false)
+			w.wakeUp(resRestart)
+		}
+		return
+	}
+	if !c.state.CompareAndSwap(w, stResuming) { // wR → resuming
+		return
+	}
+	kicked := false
+	for {
+		st := w.sel.state.Load()
+		if st == selReg && !w.sel.state.CompareAndSwap(selReg, selDirty) {
+			continue
+		}
+		if st == selWaiting {
+			if !w.sel.state.CompareAndSwap(selWaiting, selDirty) { // wake the select to register again
+				continue
+			}
+			kicked = true
+		}
+		break
+	}
+	kill(s, i, w) // resuming → cancelledRecv
+	if kicked {
+		w.wake <- struct{}{}
+	}
+}
+
+// claimSender claims the parked sender w for a receiver (next = taken) or a
+// buffer expansion (next = buffered). It holds the cell in resuming while it
+// reads Close's bit, so that a parked send never takes effect after Close:
+// if the bit is clear the send takes effect at that load; if it is set the
+// claimer fails the send as Close's walk would have, and reports false (the
+// cell is then cancelledSend).
+func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) bool {
+	cl := &seg.cells[i]
+	if !cl.state.CompareAndSwap(w, stResuming) { // wS → resuming
+		return false
+	}
+	closed := c.s.Load()&closedBit != 0
+	if w.isSel && !selCommit(w) {
+		kill(seg, i, w)
+		return false
+	}
+	if !closed {
+		cl.state.Store(next) // resuming → taken|buffered: the send takes effect
+		return true
+	}
+	cl.state.Store(stCancelledSend) // resuming → cancelledSend: the send fails after Close
+	seg.cancelled(true)
+	w.wakeUp(resClosed)
 	return false
 }
 
