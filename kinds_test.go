@@ -174,27 +174,35 @@ func yieldALot() {
 // deterministic and without a goroutine. (Every real context can be
 // cancelled between two such calls.)
 type cancelSoon struct {
-	context.Context
-	cancel context.CancelFunc
+	done   chan struct{}
 	dones  atomic.Int32
+	closed atomic.Bool
 }
 
-func newCancelSoon() *cancelSoon {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &cancelSoon{Context: ctx, cancel: cancel}
+func newCancelSoon() *cancelSoon { return &cancelSoon{done: make(chan struct{})} }
+
+func (c *cancelSoon) cancel() {
+	if c.closed.CompareAndSwap(false, true) {
+		close(c.done)
+	}
 }
+
+func (c *cancelSoon) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *cancelSoon) Value(any) any               { return nil }
 
 func (c *cancelSoon) Done() <-chan struct{} {
 	if c.dones.Add(1) >= 2 {
 		c.cancel()
 	}
-	return c.Context.Done()
+	return c.done
 }
 
 func (c *cancelSoon) Err() error {
-	err := c.Context.Err()
+	if c.closed.Load() {
+		return context.Canceled
+	}
 	c.cancel()
-	return err
+	return nil
 }
 
 // cancelWays are the ways an operation that cannot proceed gets cancelled:
