@@ -23,6 +23,9 @@ import (
 //	Close -> ok                                 open; closed = true
 //	Close -> closed                             closed
 //	Len   -> n                                  n == len(q)
+//	Select, SelectCtx, TrySelect (send v | recv) as the case that committed
+//	TrySelect -> none                           open, full and empty (never, k >= 1)
+//	SelectCtx -> canceled                       any state; no effect
 //
 // A blocking Send that returned nil therefore had room at its linearization
 // point, and a blocked Send that Close woke linearizes after Close. A blocking
@@ -121,6 +124,19 @@ func hashValue(v any) uint64 {
 
 func apply(k int, s state, c Call, r Ret) (bool, any) {
 	full := k >= 0 && len(s.q) >= k
+	if c.Kind.IsSelect() {
+		if p, ok := asPlain(c, r); ok {
+			c = p // it took effect as its committed case
+		} else {
+			switch r.Res {
+			case Empty: // TrySelect: neither case ready at one instant
+				return c.Kind == TrySelect && !s.closed && full && len(s.q) == 0, s
+			case Canceled:
+				return c.Kind == SelectCtx, s
+			}
+			return false, s
+		}
+	}
 	switch {
 	case c.Kind.IsSend():
 		switch r.Res {
@@ -167,11 +183,22 @@ func apply(k int, s state, c Call, r Ret) (bool, any) {
 // messages, e.g. "Send(3) → ok", "TryRecv() → 7", "Recv() → closed".
 func Describe(c Call, r Ret) string {
 	var arg string
-	if c.Kind.IsSend() || c.Kind == Exchange {
+	if c.Kind.IsSend() || c.Kind == Exchange || c.Kind.IsSelect() {
 		arg = fmt.Sprint(c.V)
 	}
 	var res string
 	switch {
+	case c.Kind.IsSelect() && r.Case == CaseNone:
+		res = "none"
+		if r.Res != Empty {
+			res = r.Res.String()
+		}
+	case c.Kind.IsSelect() && r.Case == CaseSend:
+		res = "sent " + r.Res.String()
+	case c.Kind.IsSelect() && r.Res == OK:
+		res = "received " + fmt.Sprint(r.V)
+	case c.Kind.IsSelect():
+		res = "received " + r.Res.String()
 	case c.Kind == Len:
 		res = fmt.Sprint(r.N)
 	case c.Kind.IsRecv() && r.Res == OK:

@@ -63,9 +63,14 @@ const (
 	TryRecv
 	Close
 	Len
+	// A select over two cases on the one channel: send Call.V, and
+	// receive. Ret.Case says which committed.
+	Select
+	SelectCtx
+	TrySelect
 )
 
-var kindNames = [...]string{"Send", "SendCtx", "TrySend", "Recv", "RecvCtx", "TryRecv", "Close", "Len"}
+var kindNames = [...]string{"Send", "SendCtx", "TrySend", "Recv", "RecvCtx", "TryRecv", "Close", "Len", "Select", "SelectCtx", "TrySelect"}
 
 func (k Kind) String() string {
 	if k == Exchange {
@@ -82,6 +87,47 @@ func (k Kind) IsSend() bool { return k <= TrySend }
 
 // IsRecv reports whether k is one of the three receive operations.
 func (k Kind) IsRecv() bool { return k >= Recv && k <= TryRecv }
+
+// IsSelect reports whether k is one of the three select operations.
+func (k Kind) IsSelect() bool { return k >= Select && k <= TrySelect }
+
+// Case values of Ret for selects.
+const (
+	CaseNone = -1 // no case committed: TrySelect found none ready, or ctx
+	CaseSend = 0
+	CaseRecv = 1
+)
+
+// asPlain returns the plain operation a select took effect as, judged by
+// the case that committed, and false if no case did.
+func asPlain(c Call, r Ret) (Call, bool) {
+	switch {
+	case !c.Kind.IsSelect():
+		return c, true
+	case r.Case == CaseSend:
+		return Call{Kind: Send, V: c.V}, true
+	case r.Case == CaseRecv:
+		return Call{Kind: Recv}, true
+	}
+	return c, false
+}
+
+// sendOK reports whether op is a send (or a select's send case) that
+// reported success.
+func sendOK(op porcupine.Operation) bool {
+	c, ok := asPlain(op.Input.(Call), op.Output.(Ret))
+	return ok && c.Kind.IsSend() && op.Output.(Ret).Res == OK
+}
+
+// recvOK reports whether op is a receive (or a select's receive case) that
+// got a value.
+func recvOK(op porcupine.Operation) bool {
+	c, ok := asPlain(op.Input.(Call), op.Output.(Ret))
+	return ok && c.Kind.IsRecv() && op.Output.(Ret).Res == OK
+}
+
+// nonBlocking reports whether op's kind never waits for a partner.
+func nonBlocking(k Kind) bool { return k == TrySend || k == TryRecv || k == TrySelect }
 
 // Res classifies the result of a call.
 type Res uint8
@@ -114,10 +160,11 @@ type Call struct {
 
 // Ret is the Output of a recorded porcupine.Operation.
 type Ret struct {
-	Res Res
-	V   any    // the value received, when Res is OK
-	N   int    // the answer of Len
-	Err string // the text of an unexpected error (Res == Other)
+	Res  Res
+	V    any    // the value received, when Res is OK
+	N    int    // the answer of Len
+	Case int    // for selects: CaseNone, CaseSend or CaseRecv
+	Err  string // the text of an unexpected error (Res == Other)
 }
 
 // History collects the calls of a set of clients against one channel. Its
@@ -271,6 +318,47 @@ func (c *Client[T]) Len() int {
 	n := c.ch.Len()
 	c.end(t, Call{Kind: Len}, Ret{Res: OK, N: n})
 	return n
+}
+
+// SelectFunc runs a select over two cases on one channel, sending v and
+// receiving: a TrySelect if block is false, else a SelectContext if ctx is
+// not nil, else a Select. It reports the committed case (CaseNone, CaseSend
+// or CaseRecv), the received value and ok for CaseRecv, and the send's error
+// for CaseSend or the select's own error (the context's) for CaseNone.
+type SelectFunc[T any] func(ctx context.Context, v T, block bool) (which int, got T, ok bool, err error)
+
+// Select records sel(ctx, v, block).
+func (c *Client[T]) Select(sel SelectFunc[T], ctx context.Context, v T, block bool) {
+	kind := Select
+	switch {
+	case !block:
+		kind = TrySelect
+	case ctx != nil:
+		kind = SelectCtx
+	}
+	t := c.begin()
+	which, got, ok, err := sel(ctx, v, block)
+	var r Ret
+	switch which {
+	case CaseSend:
+		r = c.classify(err)
+	case CaseRecv:
+		r = Ret{Res: Closed}
+		if ok {
+			r = Ret{Res: OK, V: got}
+		}
+		if err != nil {
+			r = c.classify(err)
+		}
+	default:
+		which = CaseNone
+		r = Ret{Res: Empty}
+		if err != nil {
+			r = c.classify(err)
+		}
+	}
+	r.Case = which
+	c.end(t, Call{Kind: kind, V: v}, r)
 }
 
 // Cap returns ch.Cap() without recording it: the capacity never changes.

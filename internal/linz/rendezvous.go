@@ -16,12 +16,14 @@ import (
 //
 //  1. Matching. Every value received (ok) must come from exactly one send,
 //     that send must have returned ok, no value may be received twice, and
-//     every send that returned ok must have been received. The two calls of
+//     every send that returned ok must have been received (a select whose
+//     send case committed counts as a send, one whose receive case did as a
+//     receive). The two calls of
 //     a pair must overlap in time (the receive cannot end before the send
 //     starts, and the send cannot end before the receive starts): the
 //     intersection of their intervals is where the exchange happened. A
-//     TrySend cannot have been taken by a TryRecv: each needs the other
-//     side to be waiting.
+//     TrySend (or TrySelect) cannot have been taken by a TryRecv (or
+//     TrySelect): each needs the other side to be waiting.
 //  2. Porcupine. Each pair becomes one operation, Exchange(v), spanning the
 //     intersection, and the history of exchanges and unmatched calls is
 //     checked against a model whose only state is the closed flag:
@@ -34,6 +36,9 @@ import (
 //	Close -> ok                      open; closed = true
 //	Close -> closed                  closed
 //	Len -> n                         n == 0
+//	selects                          as the case that committed;
+//	                                 TrySelect -> none: open;
+//	                                 SelectCtx -> canceled: any state
 //
 // That finds a single instant for Close that every exchange precedes and
 // every closed result follows.
@@ -59,23 +64,23 @@ const Exchange Kind = 100
 // CheckRendezvous runs stage 1 on ops and returns the merged history for
 // stage 2, or a description of the first violation found.
 func CheckRendezvous(ops []porcupine.Operation) (merged []porcupine.Operation, problem string) {
-	sends := make(map[any]int) // value -> index in ops
+	sends := make(map[any]int) // value offered -> index in ops
 	for i, op := range ops {
 		c := op.Input.(Call)
-		if !c.Kind.IsSend() {
+		if !c.Kind.IsSend() && !c.Kind.IsSelect() {
 			continue
 		}
 		if j, dup := sends[c.V]; dup {
-			return nil, fmt.Sprintf("driver error: value %v sent twice (%s and %s); values must be unique", c.V, DescribeOp(ops[j]), DescribeOp(op))
+			return nil, fmt.Sprintf("driver error: value %v offered twice (%s and %s); values must be unique", c.V, DescribeOp(ops[j]), DescribeOp(op))
 		}
 		sends[c.V] = i
 	}
 	partner := make(map[int]int) // send index -> receive index
 	for i, op := range ops {
-		c, r := op.Input.(Call), op.Output.(Ret)
-		if !c.Kind.IsRecv() || r.Res != OK {
+		if !recvOK(op) {
 			continue
 		}
+		c, r := op.Input.(Call), op.Output.(Ret)
 		j, sent := sends[r.V]
 		if !sent {
 			return nil, fmt.Sprintf("%s received a value that no call sent", DescribeOp(op))
@@ -85,10 +90,10 @@ func CheckRendezvous(ops []porcupine.Operation) (merged []porcupine.Operation, p
 			return nil, fmt.Sprintf("value %v of %s received twice: by %s and by %s", r.V, DescribeOp(s), DescribeOp(ops[k]), DescribeOp(op))
 		}
 		partner[j] = i
-		if res := s.Output.(Ret).Res; res != OK {
-			return nil, fmt.Sprintf("%s received the value of %s, which reported %v", DescribeOp(op), DescribeOp(s), res)
+		if !sendOK(s) {
+			return nil, fmt.Sprintf("%s received the value of %s, which did not report sending it", DescribeOp(op), DescribeOp(s))
 		}
-		if s.Input.(Call).Kind == TrySend && c.Kind == TryRecv {
+		if nonBlocking(s.Input.(Call).Kind) && nonBlocking(c.Kind) {
 			return nil, fmt.Sprintf("%s took the value of %s, but neither call waits", DescribeOp(op), DescribeOp(s))
 		}
 		if op.Return < s.Call || s.Return < op.Call {
@@ -97,14 +102,13 @@ func CheckRendezvous(ops []porcupine.Operation) (merged []porcupine.Operation, p
 	}
 	merged = make([]porcupine.Operation, 0, len(ops))
 	for i, op := range ops {
-		c, r := op.Input.(Call), op.Output.(Ret)
 		switch {
-		case c.Kind.IsSend() && r.Res == OK:
+		case sendOK(op):
 			k, taken := partner[i]
 			if !taken {
 				return nil, fmt.Sprintf("%s returned ok but no receive took its value", DescribeOp(op))
 			}
-			rv := ops[k]
+			c, rv := op.Input.(Call), ops[k]
 			merged = append(merged, porcupine.Operation{
 				ClientId: rv.ClientId,
 				Input:    Call{Kind: Exchange, V: c.V},
@@ -113,7 +117,7 @@ func CheckRendezvous(ops []porcupine.Operation) (merged []porcupine.Operation, p
 				Return:   min(op.Return, rv.Return),
 				Metadata: fmt.Sprintf("%v by client %d ⇄ %v by client %d", c.Kind, op.ClientId, rv.Input.(Call).Kind, rv.ClientId),
 			})
-		case c.Kind.IsRecv() && r.Res == OK:
+		case recvOK(op):
 			// Merged into its send's Exchange.
 		default:
 			merged = append(merged, op)
@@ -129,6 +133,19 @@ func RendezvousModel() porcupine.Model {
 		Init: func() any { return false },
 		Step: func(s, in, out any) (bool, any) {
 			closed, c, r := s.(bool), in.(Call), out.(Ret)
+			if c.Kind.IsSelect() {
+				p, ok := asPlain(c, r)
+				if !ok {
+					switch r.Res {
+					case Empty:
+						return c.Kind == TrySelect && !closed, closed
+					case Canceled:
+						return c.Kind == SelectCtx, closed
+					}
+					return false, closed
+				}
+				c = p
+			}
 			switch {
 			case c.Kind == Exchange:
 				return !closed, closed

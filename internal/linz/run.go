@@ -25,6 +25,9 @@ type Config struct {
 	// Rescue lets the final client free clients that all wait, up to Ops
 	// times, with a TryRecv or TrySend of its own, before it closes.
 	Rescue bool
+	// Select, if set, adds selects (send and receive on the channel at
+	// once) to the scripts.
+	Select SelectFunc[int]
 	// MaxTimeout bounds the random deadlines of context operations
 	// (default 200µs). The deadlines shape the history; nothing is asserted
 	// about timing.
@@ -58,8 +61,14 @@ func script(cfg Config, client int) []step {
 			s[i] = step{kind: Close}
 			continue
 		}
-		n := r.IntN(20)
+		m := 20
+		if cfg.Select != nil {
+			m = 24
+		}
+		n := r.IntN(m)
 		switch {
+		case n >= 20:
+			s[i].kind = []Kind{Select, Select, SelectCtx, TrySelect}[n-20]
 		case n == 19 && !cfg.NoLen:
 			s[i].kind = Len
 		case n < 9:
@@ -67,7 +76,7 @@ func script(cfg Config, client int) []step {
 		default:
 			s[i].kind = []Kind{Recv, RecvCtx, TryRecv}[n%3]
 		}
-		if s[i].kind == SendCtx || s[i].kind == RecvCtx {
+		if s[i].kind == SendCtx || s[i].kind == RecvCtx || s[i].kind == SelectCtx {
 			switch n := r.IntN(4); n {
 			case 0:
 				s[i].ctx = ctxDone
@@ -85,9 +94,9 @@ func script(cfg Config, client int) []step {
 // blocks reports whether st may wait for another client.
 func (st step) blocks() bool {
 	switch st.kind {
-	case Send, Recv:
+	case Send, Recv, Select:
 		return true
-	case SendCtx, RecvCtx:
+	case SendCtx, RecvCtx, SelectCtx:
 		return st.ctx == ctxNever
 	}
 	return false
@@ -132,7 +141,7 @@ func Run(cfg Config, errs Errors, ch Chan[int], ops func(client int) Ops[int]) [
 					idle.Add(1)
 					notify()
 				}
-				runStep(c, st, i*1_000_000+j+1)
+				runStep(c, cfg.Select, st, i*1_000_000+j+1)
 				if st.blocks() {
 					idle.Add(-1)
 				}
@@ -181,8 +190,16 @@ func Run(cfg Config, errs Errors, ch Chan[int], ops func(client int) Ops[int]) [
 	return h.Operations()
 }
 
-func runStep(c *Client[int], st step, v int) {
+func runStep(c *Client[int], sel SelectFunc[int], st step, v int) {
 	switch st.kind {
+	case Select:
+		c.Select(sel, nil, v, true)
+	case TrySelect:
+		c.Select(sel, nil, v, false)
+	case SelectCtx:
+		ctx, cancel := stepContext(st)
+		c.Select(sel, ctx, v, true)
+		cancel()
 	case Send:
 		c.Send(v)
 	case TrySend:

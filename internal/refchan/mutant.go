@@ -29,13 +29,16 @@ const (
 	// EarlySend: a rendezvous channel that buffers one value, so a Send
 	// returns before any receiver took its value. Use with capacity 0.
 	EarlySend
+	// SelectBoth: a select that commits both cases when it can (sends its
+	// value and receives one) and reports only the receive.
+	SelectBoth
 )
 
 // Mutations lists every mutation.
-var Mutations = []Mutation{Drop, Duplicate, Swap, SpuriousEmpty, CancelledSend, CancelledRecv, EarlySend}
+var Mutations = []Mutation{Drop, Duplicate, Swap, SpuriousEmpty, CancelledSend, CancelledRecv, EarlySend, SelectBoth}
 
 func (m Mutation) String() string {
-	return [...]string{"Drop", "Duplicate", "Swap", "SpuriousEmpty", "CancelledSend", "CancelledRecv", "EarlySend"}[m]
+	return [...]string{"Drop", "Duplicate", "Swap", "SpuriousEmpty", "CancelledSend", "CancelledRecv", "EarlySend", "SelectBoth"}[m]
 }
 
 // Mutant is a reference channel with one mutation. Like a Chan, it may be
@@ -180,4 +183,21 @@ func (c *Mutant[T]) TryRecv() (T, error) {
 		return zero, ErrEmpty
 	}
 	return c.mutateRecv(c.Chan.TryRecv())
+}
+
+// Select is Chan.Select, mutated by SelectBoth.
+func (c *Mutant[T]) Select(ctx context.Context, v T, block bool) (which int, got T, ok bool, err error) {
+	if c.m == SelectBoth {
+		c.mu.Lock()
+		c.n++
+		fire := c.n%3 == 0
+		c.mu.Unlock()
+		if fire && c.Chan.TrySend(v) == nil {
+			if w, err := c.Chan.TryRecv(); err == nil {
+				return CaseRecv, w, true, nil
+			}
+			return CaseSend, got, false, nil
+		}
+	}
+	return c.Chan.Select(ctx, v, block)
 }

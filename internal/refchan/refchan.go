@@ -18,6 +18,7 @@ package refchan
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 )
 
@@ -39,6 +40,17 @@ type Chan[T any] struct {
 	sendq  []*waiter[T]
 	recvq  []*waiter[T]
 	closed bool
+	// changed, if not nil, is closed and cleared at the next change that
+	// may make a select's case ready; selects wait on it.
+	changed chan struct{}
+}
+
+// notify wakes the selects waiting for a change.
+func (c *Chan[T]) notify() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
 }
 
 // waiter is a parked call. Its fields other than ready are written under
@@ -72,6 +84,7 @@ func (c *Chan[T]) trySendLocked(v T) (error, bool) {
 	if c.closed {
 		return ErrClosed, true
 	}
+	c.notify()
 	if len(c.recvq) > 0 {
 		w := c.recvq[0]
 		c.recvq = c.recvq[1:]
@@ -89,6 +102,9 @@ func (c *Chan[T]) trySendLocked(v T) (error, bool) {
 // tryRecvLocked takes a value if that needs no waiting.
 func (c *Chan[T]) tryRecvLocked() (T, error, bool) {
 	var zero T
+	if len(c.buf) > 0 || len(c.sendq) > 0 {
+		c.notify()
+	}
 	if len(c.buf) > 0 {
 		v := c.buf[0]
 		c.buf[0] = zero
@@ -151,6 +167,7 @@ func (c *Chan[T]) send(ctx context.Context, v T) error {
 	}
 	w := &waiter[T]{v: v, ready: make(chan struct{})}
 	c.sendq = append(c.sendq, w)
+	c.notify()
 	c.mu.Unlock()
 	c.park(ctx, w, &c.sendq)
 	return w.err
@@ -169,6 +186,7 @@ func (c *Chan[T]) recv(ctx context.Context) (T, error) {
 	}
 	w := &waiter[T]{ready: make(chan struct{})}
 	c.recvq = append(c.recvq, w)
+	c.notify()
 	c.mu.Unlock()
 	c.park(ctx, w, &c.recvq)
 	return w.v, w.err
@@ -219,6 +237,7 @@ func (c *Chan[T]) Close() error {
 		return ErrClosed
 	}
 	c.closed = true
+	c.notify()
 	for _, w := range c.sendq {
 		c.finish(w, ErrClosed)
 	}
@@ -238,3 +257,57 @@ func (c *Chan[T]) Len() int {
 
 // Cap returns the capacity given to New.
 func (c *Chan[T]) Cap() int { return c.k }
+
+// The cases a select can commit (see linz.SelectFunc).
+const (
+	CaseNone = -1
+	CaseSend = 0
+	CaseRecv = 1
+)
+
+// Select commits one of two cases on c, sending v and receiving, choosing
+// at random when both are ready: a TrySelect if block is false, a Select
+// that gives up when ctx (if not nil) is done otherwise. A waiting select
+// registers nowhere; it waits for the next change of c and looks again. So
+// two selects waiting on a rendezvous channel do not meet each other (the
+// reference is linearizable, not maximally live), and TrySend sees no
+// receiver in a waiting select.
+func (c *Chan[T]) Select(ctx context.Context, v T, block bool) (which int, got T, ok bool, err error) {
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	for {
+		c.mu.Lock()
+		sendReady := c.closed || len(c.recvq) > 0 || c.hasRoom()
+		recvReady := c.closed || len(c.buf) > 0 || len(c.sendq) > 0
+		if sendReady && recvReady {
+			sendReady = rand.IntN(2) == 0
+		}
+		switch {
+		case sendReady:
+			err, _ := c.trySendLocked(v)
+			c.mu.Unlock()
+			return CaseSend, got, false, err
+		case recvReady:
+			got, err, _ := c.tryRecvLocked()
+			c.mu.Unlock()
+			return CaseRecv, got, err == nil, nil
+		case !block:
+			c.mu.Unlock()
+			return CaseNone, got, false, nil
+		case ctx != nil && ctx.Err() != nil:
+			c.mu.Unlock()
+			return CaseNone, got, false, ctx.Err()
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+		}
+	}
+}
