@@ -96,23 +96,18 @@ const (
 // usually a few hundred nanoseconds away, while parking and waking cost a
 // microsecond or more; but a spinner holds its P, which a partner that is
 // not running needs. So spinning before parking is short and only done with
-// GOMAXPROCS > 1 (Chan.spin), and only the non-blocking receive, which must
-// not give up on a sender that has its ticket, yields while it waits.
+// GOMAXPROCS > 1 (Chan.spin). A non-blocking receive whose sender has its
+// ticket waits for it, yielding after spinPark loads.
 const (
-	spinPark  = 64   // before registering a waiter
-	spinNoWay = 1024 // before a non-blocking receive gives up on a cell whose sender has its ticket
+	spinPark = 64 // before registering a waiter, or yielding
 )
 
 // spinWhile spins until the state of cl is no longer st or the budget runs
-// out, and reports whether it changed. With yield it lets other goroutines
-// run every 64 loads, so that a sender descheduled on this P can arrive.
-func spinWhile[T any](cl *cell[T], st *waiter, budget int, yield bool) bool {
+// out, and reports whether it changed.
+func spinWhile[T any](cl *cell[T], st *waiter, budget int) bool {
 	for i := 0; i < budget; i++ {
 		if cl.state.Load() != st {
 			return true
-		}
-		if yield && i&63 == 63 {
-			runtime.Gosched()
 		}
 	}
 	return false
@@ -181,7 +176,7 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 			}
 			if !spun {
 				spun = true
-				spinWhile(cl, nil, spinPark, false)
+				spinWhile(cl, nil, spinPark)
 				continue
 			}
 			own := w
@@ -237,8 +232,18 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 				return zero, outClosed // no send at or past closeAt delivers
 			}
 			if !block {
-				if r < c.s.Load()&counterMask && spinWhile(cl, st, spinNoWay, true) {
-					continue // the sender of this cell arrived
+				if r < c.s.Load()&counterMask {
+					// The sender of this cell has its ticket and is on its way
+					// (every ticket below S and below closeAt belongs to a
+					// sender that will write its cell). Full and empty verdicts
+					// elsewhere count it as sent, so it must not be turned away:
+					// wait for it, yielding, without parking.
+					for i := 0; cl.state.Load() == st && r < c.closeAt.Load(); i++ {
+						if i >= spinPark {
+							runtime.Gosched()
+						}
+					}
+					continue
 				}
 				if cl.state.CompareAndSwap(st, stCancelledRecv) { // nil|inBuffer → cancelledRecv (history 4, 7)
 					seg.cancelled(false)
@@ -249,7 +254,7 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 			}
 			if !spun {
 				spun = true
-				if spinWhile(cl, st, spinPark, false) {
+				if spinWhile(cl, st, spinPark) {
 					continue
 				}
 			}

@@ -1,5 +1,7 @@
 package chans
 
+import "runtime"
+
 // Close closes the channel. Later sends fail with ErrClosed; senders parked
 // at Close wake with ErrClosed and their values are never received; values
 // already delivered stay receivable, after which receives report the channel
@@ -78,10 +80,11 @@ func (c *Chan[T]) Close() error {
 }
 
 // Len returns the number of values buffered in the channel. It is exact when
-// no operation is under way. While operations run it is an estimate: it
-// reads the counters and then the cells, one after another, and a send that
-// has taken effect (bounded.go) may not have written its cell yet. A
-// rendezvous channel buffers nothing and always reports 0.
+// no operation is under way, and after Close once no receive is under way
+// (it waits for sends whose tickets came before Close to write their cells).
+// While receives run it is an estimate: it reads R and then the cells, so a
+// value taken meanwhile may still count. A rendezvous channel buffers nothing
+// and always reports 0.
 func (c *Chan[T]) Len() int {
 	r := c.r.Load()
 	sw := c.s.Load()
@@ -107,16 +110,38 @@ func (c *Chan[T]) Len() int {
 		return 0
 	}
 	n := 0
-	for seg := c.recvSeg.Load(); seg != nil && seg.id<<segShift < end; seg = seg.next.Load() {
+	for seg := c.recvSeg.Load(); seg.id<<segShift < end; seg = c.nextSeg(seg) {
 		for i := range seg.cells {
 			idx := seg.id<<segShift | uint64(i)
 			if idx >= end {
 				break
 			}
-			if idx >= r && seg.cells[i].state.Load() == stBuffered {
+			if idx < r {
+				continue
+			}
+			cl := &seg.cells[i]
+			st := cl.state.Load()
+			for j := 0; (st == nil || st == stInBuffer) && idx < s; j++ {
+				// The sender of this cell has its ticket: wait for it to
+				// write the cell, so that a send that took effect counts.
+				if j >= spinPark {
+					runtime.Gosched()
+				}
+				st = cl.state.Load()
+			}
+			if st == stBuffered {
 				n++
 			}
 		}
 	}
 	return min(n, c.capacity)
+}
+
+// nextSeg returns seg's successor, linking one if a sender with a ticket past
+// seg has not done so yet.
+func (c *Chan[T]) nextSeg(seg *segment[T]) *segment[T] {
+	if n := seg.next.Load(); n != nil {
+		return n
+	}
+	return c.grow(seg)
 }
