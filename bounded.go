@@ -375,7 +375,13 @@ func (c *Chan[T]) expand() {
 		b := c.b.Add(1) - 1
 		sched.Point()
 		if b >= c.s.Load()&counterMask {
-			return // the sender of cell b has no ticket yet; it will find b < B
+			// The sender of cell b has no ticket yet; it will find b < B.
+			// Still move the root along, as far as the list reaches, or it
+			// would keep every segment since the buffer was last full alive.
+			if id := b >> segShift; seg.id < id {
+				c.advanceBufSeg(seg, id)
+			}
+			return
 		}
 		if id := b >> segShift; seg.id != id {
 			seg = c.findAndMove(&c.bufSeg, seg, id)
@@ -387,6 +393,25 @@ func (c *Chan[T]) expand() {
 			}
 		}
 		if c.expandCell(seg, int(b&segMask)) {
+			return
+		}
+	}
+}
+
+// advanceBufSeg moves the bufSeg root from seg towards the segment with the
+// given id, without growing the list.
+func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) {
+	cur := seg
+	for cur.id < id {
+		n := cur.next.Load()
+		if n == nil {
+			break
+		}
+		cur = n
+	}
+	for cur != seg && !c.moveForward(&c.bufSeg, cur) {
+		cur = cur.next.Load() // cur was removed; its successor is not, or is the tail
+		if cur == nil {
 			return
 		}
 	}
