@@ -1245,3 +1245,114 @@ func TestSelectNilChannel(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectCloseRace races Close with a select that is just starting, so
+// that Close often lands while the select polls or registers rather than
+// after it has parked: the select must still return, with ok == false for a
+// receive case and ErrClosed for a send case on a full channel, and the send
+// must deliver nothing.
+func TestSelectCloseRace(t *testing.T) {
+	rounds := 500
+	if testing.Short() || raceEnabled {
+		rounds = 100
+	}
+	forEachSelKind(t, func(t *testing.T, capacity int) {
+		for round := 0; round < rounds; round++ {
+			send := bounded(capacity) && round%2 == 1
+			c, idle := chans.New[int](capacity), chans.New[int](0)
+			for i := 0; send && i < capacity; i++ {
+				noErr(t, c.TrySend(i), "TrySend filling")
+			}
+			done := make(chan struct{})
+			j, ok, err := -1, true, error(nil)
+			go func() {
+				defer close(done)
+				if send {
+					j = chans.Select(chans.OnSend(idle, 1, nil), chans.OnSend(c, -7, func(e error) { err = e }))
+				} else {
+					j = chans.Select(chans.OnRecv(idle, nil), chans.OnRecv(c, func(_ int, o bool) { ok = o }))
+				}
+			}()
+			if round%3 == 0 {
+				runtime.Gosched()
+			}
+			noErr(t, c.Close(), "Close")
+			selWait(t, done, fmt.Sprintf("round %d: Select racing Close", round))
+			switch {
+			case j != 1:
+				t.Fatalf("round %d: Select chose case %d, want 1", round, j)
+			case send && err != chans.ErrClosed:
+				t.Fatalf("round %d: send case got %v, want ErrClosed", round, err)
+			case !send && ok:
+				t.Fatalf("round %d: receive case got ok == true from an empty closed channel", round)
+			}
+			for i := 0; send && i < capacity; i++ {
+				if v, ok := c.Recv(); !ok || v != i {
+					t.Fatalf("round %d: drain got (%d, %v), want %d", round, v, ok, i)
+				}
+			}
+			if v, ok := c.Recv(); ok {
+				t.Fatalf("round %d: the failed send delivered %d", round, v)
+			}
+		}
+	})
+}
+
+// TestSelectContextCancelRace races a context's cancellation with the send
+// that would complete a parked SelectContext. Either the select took the
+// value (it returns 0 and nil and its callback saw the value) or it returns
+// (-1, ctx.Err()) and took nothing (the value is then still there for the
+// next receiver); never both, never neither.
+func TestSelectContextCancelRace(t *testing.T) {
+	rounds := 2000
+	if testing.Short() || raceEnabled {
+		rounds = 300
+	}
+	forEachSelKind(t, func(t *testing.T, capacity int) {
+		var took, gaveUp int
+		for round := 0; round < rounds; round++ {
+			c, idle := chans.New[int](capacity), chans.New[int](0)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			j, err, got := -2, error(nil), -1
+			go func() {
+				defer close(done)
+				j, err = chans.SelectContext(ctx, chans.OnRecv(idle, nil), chans.OnRecv(c, func(v int, _ bool) { got = v }))
+			}()
+			// The send and the cancellation come from two goroutines, each
+			// after a random number of yields, so that either may be first.
+			sent := make(chan error, 1)
+			ys, yc := rand.IntN(4), rand.IntN(4)
+			go func() {
+				for range ys {
+					runtime.Gosched()
+				}
+				sent <- c.Send(round)
+			}()
+			go func() {
+				for range yc {
+					runtime.Gosched()
+				}
+				cancel()
+			}()
+			selWait(t, done, fmt.Sprintf("round %d: SelectContext racing cancel", round))
+			switch {
+			case j == 1 && err == nil && got == round:
+				took++
+				noErr(t, <-sent, "Send")
+			case j == -1 && err == context.Canceled && got == -1:
+				gaveUp++
+				if v, ok := c.Recv(); !ok || v != round {
+					t.Fatalf("round %d: after a cancelled select the channel gave (%d, %v), want %d", round, v, ok, round)
+				}
+				noErr(t, <-sent, "Send")
+			default:
+				t.Fatalf("round %d: SelectContext returned (%d, %v), callback got %d", round, j, err, got)
+			}
+			if v, err := c.TryRecv(); err != chans.ErrEmpty {
+				t.Fatalf("round %d: extra value (%d, %v)", round, v, err)
+			}
+		}
+		t.Logf("%d selects took the value, %d gave up", took, gaveUp)
+	})
+}
