@@ -155,7 +155,11 @@ func selStressRound(t *testing.T, capacity int, seed uint64, ops int) {
 		cons.Wait()
 		close(done)
 	}()
-	selWait(t, done, fmt.Sprintf("stress round %d", seed))
+	// A round takes a few seconds at most under -race with perturbation.
+	selWaitFor(t, done, fmt.Sprintf("stress round %d", seed), 60*time.Second, func() {
+		_ = a.Close() // unblocks everything but a livelock
+		_ = b.Close()
+	})
 
 	var sent, got []int
 	for i := range logs {

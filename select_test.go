@@ -45,18 +45,34 @@ func forEachSelKind(t *testing.T, f func(t *testing.T, capacity int)) {
 // once the test has done its part (closed a channel, cancelled a context). A
 // working select needs microseconds; the bound only turns a hang into a
 // readable failure with a stack dump instead of a test-binary timeout.
-const selHangBound = 20 * time.Second
+const selHangBound = 10 * time.Second
 
 // selWait waits for done to be closed, or fails the test with every
 // goroutine's stack after selHangBound.
 func selWait(t *testing.T, done <-chan struct{}, what string) {
 	t.Helper()
+	selWaitFor(t, done, what, selHangBound, nil)
+}
+
+// selWaitFor waits for done to be closed, or fails the test with every
+// goroutine's stack after bound. On failure it then calls rescue (if not
+// nil) and waits for done once more, so that goroutines stuck spinning do not
+// starve the tests that run after this one.
+func selWaitFor(t *testing.T, done <-chan struct{}, what string, bound time.Duration, rescue func()) {
+	t.Helper()
 	select {
 	case <-done:
-	case <-time.After(selHangBound):
+	case <-time.After(bound):
 		buf := make([]byte, 1<<20)
 		buf = buf[:runtime.Stack(buf, true)]
-		t.Fatalf("%s: still running %v later\n%s", what, selHangBound, buf)
+		if rescue != nil {
+			rescue()
+			select {
+			case <-done:
+			case <-time.After(bound):
+			}
+		}
+		t.Fatalf("%s: still running %v later\n%s", what, bound, buf)
 	}
 }
 
@@ -564,7 +580,7 @@ func TestSelectSelf(t *testing.T) {
 			}
 			done := make(chan struct{})
 			go func() { wg.Wait(); close(done) }()
-			selWait(t, done, "self-selecting goroutines")
+			selWaitFor(t, done, "self-selecting goroutines", selHangBound, func() { _ = c.Close() })
 			if capacity == 0 && self[0]+self[1] > 0 {
 				t.Fatalf("rendezvous: goroutines received their own values %d and %d times", self[0], self[1])
 			}
@@ -631,7 +647,7 @@ func TestSelectSelfAloneCancels(t *testing.T) {
 			}()
 			yieldALot()
 			cancel()
-			selWait(t, done, "SelectContext on a self-select after cancel")
+			selWaitFor(t, done, "SelectContext on a self-select after cancel", selHangBound, func() { _ = c.Close() })
 			if j != -1 {
 				t.Fatalf("SelectContext chose case %d with no partner", j)
 			}
