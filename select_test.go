@@ -1372,3 +1372,38 @@ func TestSelectContextCancelRace(t *testing.T) {
 		t.Logf("%d selects took the value, %d gave up", took, gaveUp)
 	})
 }
+
+// TestSelectorNoAllocs checks that a Selector's Select, parked or not, and
+// an idle TrySelect allocate nothing per call once warm (segments of the
+// channels, one per 32 cells, round away in AllocsPerRun's average). The
+// race detector allocates on its own, so the test skips under -race.
+func TestSelectorNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	const runs = 1000
+	forEachSelKind(t, func(t *testing.T, capacity int) {
+		c, quit := chans.New[int](capacity), chans.New[int](0)
+		sel := chans.NewSelector(chans.OnRecv(c, nil), chans.OnRecv(quit, nil))
+		idle := chans.NewSelector(chans.OnRecv(quit, nil), chans.OnSend(quit, 0, nil))
+		if n := testing.AllocsPerRun(runs, func() { idle.TrySelect() }); n != 0 {
+			t.Errorf("idle TrySelect: %v allocations per call", n)
+		}
+		if capacity != 0 {
+			if n := testing.AllocsPerRun(runs, func() { _ = c.TrySend(1); sel.Select() }); n != 0 {
+				t.Errorf("Select with a value ready: %v allocations per call", n)
+			}
+		}
+		done := make(chan struct{})
+		go func() { // feeds the selects below, which mostly find nothing ready and park
+			defer close(done)
+			for i := 0; i < runs+1; i++ {
+				_ = c.Send(i)
+			}
+		}()
+		if n := testing.AllocsPerRun(runs, func() { sel.Select() }); n != 0 {
+			t.Errorf("Select fed by another goroutine: %v allocations per call", n)
+		}
+		<-done
+	})
+}
