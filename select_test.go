@@ -834,13 +834,27 @@ func TestTrySelectIdle(t *testing.T) {
 				t.Fatalf("channel after TrySelects gives (%d, %v), want ErrEmpty", v, err)
 			}
 		}
-		// And a ready case is taken.
+		// And a ready case is taken: a buffered value, or a parked sender
+		// (rendezvous: polled, as nothing tells when the sender has parked;
+		// a TrySelect that ignored parked senders would poll in vain).
 		if capacity != 0 {
 			noErr(t, empty.TrySend(5), "TrySend")
 			got := 0
 			j, ok := chans.TrySelect(chans.OnRecv[int](nil, nil), chans.OnRecv(empty, func(v int, _ bool) { got = v }))
 			if j != 1 || !ok || got != 5 {
 				t.Fatalf("TrySelect with a value buffered: (%d, %v) got %d", j, ok, got)
+			}
+		} else {
+			sent := make(chan error, 1)
+			go func() { sent <- empty.Send(5) }()
+			got := 0
+			eventually(t, "TrySelect from a parked sender", func() bool {
+				j, ok := chans.TrySelect(chans.OnRecv(empty, func(v int, _ bool) { got = v }))
+				return ok && j == 0
+			})
+			noErr(t, <-sent, "Send")
+			if got != 5 {
+				t.Fatalf("TrySelect from a parked sender got %d", got)
 			}
 		}
 	})
@@ -884,6 +898,17 @@ func TestSelectContextAlreadyDone(t *testing.T) {
 				j, err := chans.SelectContext(dc.ctx, cases...)
 				if j != 0 || err != nil || !ran {
 					t.Fatalf("%s: SelectContext with a value ready: (%d, %v), callback ran %v", dc.name, j, err, ran)
+				}
+			} else { // a parked sender is a ready case
+				sent := make(chan error, 1)
+				go func() { sent <- c.Send(3) }()
+				eventually(t, dc.name+": SelectContext from a parked sender", func() bool {
+					j, err := chans.SelectContext(dc.ctx, cases...)
+					return j == 0 && err == nil
+				})
+				noErr(t, <-sent, "Send")
+				if !ran {
+					t.Fatalf("%s: callback did not run", dc.name)
 				}
 			}
 			if v, err := idle.TryRecv(); err != chans.ErrEmpty {
