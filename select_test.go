@@ -1432,3 +1432,66 @@ func TestSelectorNoAllocs(t *testing.T) {
 		<-done
 	})
 }
+
+// TestTrySelectNeverFalselyFullOrEmpty pits a producer that spins on
+// TrySelect(OnSend) against a consumer that spins on TrySelect(OnRecv), on
+// one buffered channel. Each publishes how many values it has moved (an
+// atomic counter, raised after its TrySelect returns, so it never runs ahead
+// of the truth). Before each attempt the producer reads the consumer's count
+// R; the buffer then holds at most S − R values (S: the producer's own
+// successes) at every instant of the attempt, since receives only add to R.
+// So if S − R < capacity the buffer has room throughout, and a failed send
+// is a false "full". Likewise the consumer reads the producer's count S
+// before each attempt: the buffer then holds at least S − R values (R: the
+// consumer's own successes) throughout, and if that is positive a failed
+// receive is a false "empty". Neither needs any timing: the test fails only
+// on an answer that no instant of the call could justify.
+func TestTrySelectNeverFalselyFullOrEmpty(t *testing.T) {
+	n := 100000
+	if testing.Short() || raceEnabled {
+		n = 5000
+	}
+	for _, capacity := range []int{1, 2, 32, 1024} {
+		t.Run(kindName(capacity), func(t *testing.T) {
+			checkLeaks(t)
+			c := chans.New[int](capacity)
+			var sent, recvd atomic.Int64
+			var falseEmpty, falseFull int
+			done := make(chan struct{})
+			go func() { // consumer
+				defer close(done)
+				r := int64(0)
+				rcv := chans.NewSelector(chans.OnRecv(c, nil))
+				for r < int64(n) {
+					s := sent.Load()
+					if _, ok := rcv.TrySelect(); ok {
+						r++
+						recvd.Store(r)
+					} else {
+						if s > r {
+							falseEmpty++
+						}
+						runtime.Gosched() // let the producer run if it shares this P
+					}
+				}
+			}()
+			snd := chans.NewSelector(chans.OnSend(c, 1, nil))
+			for s := int64(0); s < int64(n); {
+				r := recvd.Load()
+				if _, ok := snd.TrySelect(); ok {
+					s++
+					sent.Store(s)
+				} else {
+					if s-r < int64(capacity) {
+						falseFull++
+					}
+					runtime.Gosched()
+				}
+			}
+			selWait(t, done, "consumer")
+			if falseFull > 0 || falseEmpty > 0 {
+				t.Fatalf("%d values: TrySelect reported a send case not ready %d times while the buffer had room, a receive case not ready %d times while it held a value", n, falseFull, falseEmpty)
+			}
+		})
+	}
+}
