@@ -1,6 +1,7 @@
 package chans_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -26,6 +27,10 @@ import (
 // still vary), CHANS_LINZ_DIR keeps the reports of failures, which
 // otherwise go to t.TempDir() and vanish with it, and CHANS_LINZ_NOLEN=1
 // leaves Len out of the histories.
+
+// linzSelects adds selects (a send and a receive case on the channel) to
+// every other history; CHANS_LINZ_NOSELECT=1 leaves them out.
+var linzSelects = os.Getenv("CHANS_LINZ_NOSELECT") == ""
 
 var linzErrs = linz.Errors{Closed: chans.ErrClosed, Full: chans.ErrFull, Empty: chans.ErrEmpty}
 
@@ -88,6 +93,33 @@ func linzConfig(seed uint64) linz.Config {
 	}
 }
 
+// linzSelect runs a select over sending v on c and receiving from c.
+func linzSelect(c *chans.Chan[int]) linz.SelectFunc[int] {
+	return func(ctx context.Context, v int, block bool) (which, got int, ok bool, err error) {
+		var sendErr error
+		cases := []chans.Case{
+			chans.OnSend(c, v, func(err error) { sendErr = err }),
+			chans.OnRecv(c, func(x int, y bool) { got, ok = x, y }),
+		}
+		j := -1
+		switch {
+		case !block:
+			j, _ = chans.TrySelect(cases...)
+		case ctx != nil:
+			j, err = chans.SelectContext(ctx, cases...)
+		default:
+			j = chans.Select(cases...)
+		}
+		switch j {
+		case 0:
+			return linz.CaseSend, 0, false, sendErr
+		case 1:
+			return linz.CaseRecv, got, ok, nil
+		}
+		return linz.CaseNone, 0, false, err
+	}
+}
+
 // linzOps gives even clients the channel itself and odd ones a Handle.
 func linzOps(c *chans.Chan[int]) func(int) linz.Ops[int] {
 	return func(i int) linz.Ops[int] {
@@ -111,7 +143,11 @@ func TestLinz(t *testing.T) {
 			for i := range n {
 				seed := base + uint64(i)
 				c := chans.New[int](k)
-				h := linz.Run(linzConfig(seed), linzErrs, c, linzOps(c))
+				cfg := linzConfig(seed)
+				if linzSelects && seed%2 == 1 {
+					cfg.Select = linzSelect(c)
+				}
+				h := linz.Run(cfg, linzErrs, c, linzOps(c))
 				ops += len(h)
 				for _, op := range h {
 					if r := op.Output.(linz.Ret); r.Res == linz.OK && op.Input.(linz.Call).Kind != linz.Len {
@@ -125,8 +161,8 @@ func TestLinz(t *testing.T) {
 					if err != nil {
 						t.Errorf("writing report: %v", err)
 					}
-					t.Fatalf("seed %d (%v): history of %d operations is not linearizable: %s\nreport: %s",
-						seed, linzConfig(seed), len(h), problemOr(v.Problem, "no linearization exists"), path)
+					t.Fatalf("seed %d (%d clients, selects %v): history of %d operations is not linearizable: %s\nreport: %s",
+						seed, cfg.Clients, cfg.Select != nil, len(h), problemOr(v.Problem, "no linearization exists"), path)
 				case porcupine.Unknown:
 					unk++
 				}
@@ -165,6 +201,18 @@ func linzWaitGoroutines(t *testing.T, n int) {
 	}
 }
 
+// linzScale scales the attempts of the reproductions below: n by default,
+// n/10 with -short, 10n for CHANS_LINZ_LONG=1.
+func linzScale(n int) int {
+	switch {
+	case os.Getenv("CHANS_LINZ_LONG") != "":
+		return 10 * n
+	case testing.Short():
+		return max(1, n/10)
+	}
+	return n
+}
+
 // Reproductions of the violations TestLinz found, reduced to two or three
 // goroutines. Each one's failure condition is a property every correct
 // channel has whatever the schedule; the schedule only decides whether the
@@ -186,10 +234,7 @@ func linzWaitGoroutines(t *testing.T, n int) {
 //	client 1 TryRecv() → 1 [10,11]
 //	client 1 Recv() → 2 [12,26]
 func TestLinzReproCloseRacesWaitingSender(t *testing.T) {
-	attempts := 20000
-	if testing.Short() {
-		attempts = 2000
-	}
+	attempts := linzScale(5000)
 	for _, k := range []int{0, 1, 2} {
 		t.Run(linzKindName(k), func(t *testing.T) {
 			for i := range attempts {
@@ -239,10 +284,7 @@ func TestLinzReproCloseRacesWaitingSender(t *testing.T) {
 //	client 0 Len() → 0 [10,11]
 //	client 0 TrySend(4) → full [12,13]
 func TestLinzReproTrySendSpuriousFull(t *testing.T) {
-	rounds := 200000
-	if testing.Short() {
-		rounds = 20000
-	}
+	rounds := linzScale(20000)
 	for _, k := range []int{1, 2} {
 		t.Run(linzKindName(k), func(t *testing.T) {
 			c := chans.New[int](k)
@@ -297,10 +339,7 @@ func TestLinzReproTrySendSpuriousFull(t *testing.T) {
 //	client 0 RecvCtx() → 1 [10,11]
 //	client 0 Len() → 2 [12,13]        (1000001, 2, 3 follow)
 func TestLinzReproLenAfterClose(t *testing.T) {
-	attempts := 5000
-	if testing.Short() {
-		attempts = 500
-	}
+	attempts := linzScale(500)
 	for _, k := range []int{1024, chans.Unbounded} {
 		t.Run(linzKindName(k), func(t *testing.T) {
 			for i := range attempts {
@@ -310,7 +349,7 @@ func TestLinzReproLenAfterClose(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						for j := range 200 {
+						for j := range 64 {
 							if c.TrySend(g<<20|j) != nil {
 								return
 							}
@@ -348,10 +387,7 @@ func TestLinzReproLenAfterClose(t *testing.T) {
 //	client 0 TryRecv() → empty [40,41]
 //	client 0 Recv() → 1000006 [42,43]
 func TestLinzReproFullThenEmpty(t *testing.T) {
-	attempts := 20000
-	if testing.Short() {
-		attempts = 2000
-	}
+	attempts := linzScale(5000)
 	for i := range attempts {
 		c := chans.New[int](1)
 		sent := make(chan error)
