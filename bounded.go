@@ -92,25 +92,34 @@ const (
 	outCancelled                // the context was done while parked
 )
 
-// Spin budgets, in loads of the cell. A partner running on another core is
+// Spin budget, in loads of the cell. A partner running on another core is
 // usually a few hundred nanoseconds away, while parking and waking cost a
-// microsecond or more; but a spinner holds its P, which a partner that is
-// not running needs. So spinning before parking is short and only done with
-// GOMAXPROCS > 1 (Chan.spin). A non-blocking receive whose sender has its
-// ticket waits for it, yielding after spinPark loads.
+// microsecond or more; but a spinner holds its P, which a partner that is not
+// running needs. Measured on 2 cores (ping-pong and 2+2 rendezvous MPMC at
+// GOMAXPROCS 2): 512 loads made ping-pong ten times slower, 64 made
+// rendezvous MPMC about twice as slow as none; 16 and one yield did best on
+// both. A non-blocking receive whose sender has its ticket waits for it,
+// yielding after spinPark loads.
 const (
-	spinPark = 64 // before registering a waiter, or yielding
+	spinPark = 16 // before registering a waiter, or yielding
 )
 
-// spinWhile spins until the state of cl is no longer st or the budget runs
-// out, and reports whether it changed.
-func spinWhile[T any](cl *cell[T], st *waiter, budget int) bool {
-	for i := 0; i < budget; i++ {
-		if cl.state.Load() != st {
-			return true
+// spinWhile waits a little for the state of cl to leave st before the caller
+// parks, and reports whether it did: with GOMAXPROCS > 1 it spins spinPark
+// loads (a partner on another P is usually a few hundred nanoseconds away);
+// then it yields once, because a partner this goroutine has just made
+// runnable sits in this P's run queue and would otherwise only run after
+// this goroutine parked.
+func (c *Chan[T]) spinWhile(cl *cell[T], st *waiter) bool {
+	if c.spin {
+		for i := 0; i < spinPark; i++ {
+			if cl.state.Load() != st {
+				return true
+			}
 		}
 	}
-	return false
+	runtime.Gosched()
+	return cl.state.Load() != st
 }
 
 // roomFor reports whether the send with ticket s may complete without a
@@ -126,6 +135,40 @@ func (c *Chan[T]) roomFor(s uint64) bool {
 		return true
 	}
 	return s < c.r.Load()+uint64(c.capacity)
+}
+
+// owedExpansions reports whether some receive that has taken effect has not
+// yet started its buffer expansion, so that B lags. Every receive ticket owes
+// one expansion, except one that met a cell its sender gave up (recvSkips),
+// and the expansions started are B - capacity less those that skipped such a
+// cell (expandSkips). The loads go B, expandSkips, recvSkips, R, so that each
+// error makes the answer true: a caller that waits on it only waits for a
+// running receive, never a parked one.
+func (c *Chan[T]) owedExpansions() bool {
+	b := c.b.Load()
+	es := c.expandSkips.Load()
+	rs := c.recvSkips.Load()
+	r := c.r.Load()
+	return int64(r-rs) > int64(b-uint64(c.capacity)-es)
+}
+
+// full reports whether the send with ticket s finds no room and (for a
+// buffered channel) no receive's expansion is owed: then the buffer is full
+// at the load of B in roomFor. While an expansion is owed, B lags behind the
+// true end of the buffer (by at most the holes in [R, S), which R + capacity
+// does not see), so it waits for the expansion.
+func (c *Chan[T]) full(s uint64) bool {
+	for {
+		if c.roomFor(s) {
+			return false
+		}
+		// After Close, receives past closeAt owe nothing and the send
+		// fails anyway (mayDeliver): do not wait.
+		if c.capacity == 0 || c.s.Load()&closedBit != 0 || !c.owedExpansions() {
+			return true
+		}
+		runtime.Gosched()
+	}
 }
 
 // mayDeliver reports whether the send with ticket s, which has just found
@@ -146,7 +189,7 @@ func (c *Chan[T]) mayDeliver(s uint64) bool {
 func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s uint64, v T, w *waiter, block bool) outcome {
 	cl := &seg.cells[i]
 	cl.elem = v
-	spun := !c.spin
+	spun := false
 	for {
 		st := cl.state.Load()
 		sched.Point()
@@ -167,6 +210,9 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 				continue
 			}
 			if !block {
+				if !c.full(s) {
+					continue // room after all: an owed expansion came
+				}
 				if cl.state.CompareAndSwap(nil, stCancelledSend) { // nil → cancelledSend (history 11)
 					drop(cl)
 					seg.cancelled(true)
@@ -176,7 +222,7 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 			}
 			if !spun {
 				spun = true
-				spinWhile(cl, nil, spinPark)
+				c.spinWhile(cl, nil)
 				continue
 			}
 			own := w
@@ -216,7 +262,7 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 // sender that already has its ticket.
 func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint64, w *waiter, block bool) (T, outcome) {
 	cl := &seg.cells[i]
-	spun := !c.spin
+	spun := false
 	var zero T
 	for {
 		st := cl.state.Load()
@@ -254,7 +300,7 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 			}
 			if !spun {
 				spun = true
-				if spinWhile(cl, st, spinPark) {
+				if c.spinWhile(cl, st) {
 					continue
 				}
 			}
@@ -278,6 +324,9 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 				return zero, out
 			}
 		case st == stCancelledSend:
+			if c.capacity > 0 {
+				c.recvSkips.Add(1) // a ticket that owes no expansion (owedExpansions)
+			}
 			return zero, outRestart
 		case st == stResuming:
 			runtime.Gosched()
@@ -428,6 +477,7 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 				return true
 			}
 		case st == stCancelledSend:
+			c.expandSkips.Add(1) // counted before the next fetch-and-add on B (owedExpansions)
 			return false
 		case st == stResuming:
 			runtime.Gosched()

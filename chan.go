@@ -61,6 +61,13 @@ type Chan[T any] struct {
 	// before Close may still deliver after Close if its ticket is below it.
 	roomEnd atomic.Uint64
 
+	// Buffered channels: cells given up by senders (holes) that a buffer
+	// expansion skipped, and that a receiver skipped. Rarely written; they
+	// let a full verdict tell a full buffer from one whose expansion lags
+	// (owedExpansions).
+	expandSkips atomic.Uint64
+	recvSkips   atomic.Uint64
+
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
 	spares   spareList[T]

@@ -79,37 +79,61 @@ func (c *Chan[T]) Close() error {
 	return nil
 }
 
-// Len returns the number of values buffered in the channel. It is exact when
-// no operation is under way, and after Close once no receive is under way
-// (it waits for sends whose tickets came before Close to write their cells).
-// While receives run it is an estimate: it reads R and then the cells, so a
-// value taken meanwhile may still count. A rendezvous channel buffers nothing
-// and always reports 0.
+// Len returns the number of values buffered in the channel: a count that
+// was true at one instant during the call, and may be stale by the time it
+// returns. A rendezvous channel buffers nothing and always reports 0.
+//
+// Len reads R before and after it counts, and only trusts a count during
+// which R did not move (a double collect: R only grows, so equal reads mean
+// it held that value throughout). For an unbounded channel the count is then
+// S - R at the load of S. For a buffered one Len walks the cells from R and
+// counts values, waiting for senders that have their tickets to write their
+// cells; while R stands still values only arrive, one at a time, so the
+// tally lies between the counts at the start and the end of the walk and
+// equals the count at some instant between. If receives keep moving R for
+// lenTries rounds, Len returns its last tally, which may be off by the
+// values those receives took.
 func (c *Chan[T]) Len() int {
-	r := c.r.Load()
-	sw := c.s.Load()
-	s := sw & counterMask
-	if sw&closedBit != 0 {
-		s = min(s, c.closeAt.Load())
-	}
-	switch {
-	case c.capacity < 0:
-		if s > r {
-			return int(s - r) // every cell in [R, S) holds or will hold a value
-		}
-		return 0
-	case c.capacity == 0:
-		return 0
-	}
-	// A send buffers only in a cell below B or below R + capacity (roomFor),
-	// and B may lag behind R + capacity while a receive's expansion is under
-	// way; so values lie in [R, min(S, max(B, R + capacity))), between holes
-	// left by senders that gave up and cells of parked senders: count them.
-	end := min(s, max(c.b.Load(), r+uint64(c.capacity)))
-	if end <= r {
+	if c.capacity == 0 {
 		return 0
 	}
 	n := 0
+	for try := 0; try < lenTries; try++ {
+		r := c.r.Load()
+		sw := c.s.Load()
+		s := sw & counterMask
+		if sw&closedBit != 0 {
+			s = min(s, c.closeAt.Load())
+		}
+		if c.capacity < 0 {
+			n = 0
+			if s > r {
+				n = int(s - r) // every send in [R, S) delivers (unbounded.go)
+			}
+		} else {
+			n = c.countValues(r, s)
+		}
+		if c.r.Load() == r {
+			break
+		}
+	}
+	return n
+}
+
+// lenTries bounds the rounds Len retries while receives move R.
+const lenTries = 8
+
+// countValues counts the values in cells [r, s) of a buffered channel. A
+// send buffers only below B or below R + capacity (roomFor), and B may lag
+// behind R + capacity while a receive's expansion is under way; so values
+// lie below max(B, R + capacity), between holes left by senders that gave up
+// and cells of parked senders.
+func (c *Chan[T]) countValues(r, s uint64) int {
+	end := min(s, max(c.b.Load(), r+uint64(c.capacity)))
+	n := 0
+	if end <= r {
+		return 0
+	}
 	for seg := c.recvSeg.Load(); seg.id<<segShift < end; seg = c.nextSeg(seg) {
 		for i := range seg.cells {
 			idx := seg.id<<segShift | uint64(i)
@@ -121,7 +145,7 @@ func (c *Chan[T]) Len() int {
 			}
 			cl := &seg.cells[i]
 			st := cl.state.Load()
-			for j := 0; (st == nil || st == stInBuffer) && idx < s; j++ {
+			for j := 0; st == nil || st == stInBuffer; j++ {
 				// The sender of this cell has its ticket: wait for it to
 				// write the cell, so that a send that took effect counts.
 				if j >= spinPark {

@@ -89,8 +89,8 @@ func (c *Chan[T]) trySend(v T) error {
 		if sw&closedBit != 0 {
 			return ErrClosed
 		}
-		if c.capacity >= 0 && !c.roomFor(sw) {
-			return ErrFull // S ≥ B and S ≥ R held when B was loaded; nothing written
+		if c.capacity >= 0 && c.full(sw) {
+			return ErrFull // S ≥ B, S ≥ R + capacity and no expansion owed: nothing written
 		}
 		seg := c.sendSeg.Load()
 		t := c.s.Add(1) - 1
@@ -133,6 +133,9 @@ func (c *Chan[T]) recv(ctx context.Context, w *waiter) (T, error) {
 		seg := c.recvSeg.Load()
 		t := c.r.Add(1) - 1
 		sched.Point()
+		if t >= c.closeAt.Load() {
+			return zero, ErrClosed // before touching any segment: no cell past closeAt is ever used
+		}
 		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
 			continue
 		}
@@ -166,6 +169,9 @@ func (c *Chan[T]) tryRecv() (T, error) {
 		seg := c.recvSeg.Load()
 		t := c.r.Add(1) - 1
 		sched.Point()
+		if t >= c.closeAt.Load() {
+			return zero, ErrClosed
+		}
 		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
 			continue
 		}

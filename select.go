@@ -256,7 +256,10 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 
 	// Pass 2: register.
 	sc.st.state.Store(selReg)
-	win := sc.register(cases)
+	win := sc.register(cases, done)
+	if win == -2 {
+		return -1, ctx.Err()
+	}
 
 	// Pass 3: park.
 	for win < 0 {
@@ -290,8 +293,8 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 		for _, j := range sc.order {
 			cases[j].k.refresh()
 		}
-		if win = sc.register(cases); win >= 0 {
-			break
+		if win = sc.register(cases, done); win == -2 {
+			return -1, ctx.Err()
 		}
 	}
 
@@ -307,8 +310,19 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 
 // register runs pass 2: it registers every case that has no live
 // registration, and returns the case the select committed itself to, or -1
-// once it is parked-ready in selWaiting.
-func (sc *selCall) register(cases []Case) int {
+// once it is in selWaiting, or -2 if done was closed while a round of
+// registration had to be redone (the select is then in selCancelled and
+// holds no registration).
+//
+// A round is redone when a claimer killed a registration. Two selects
+// registering on the same channels can kill each other's registrations; so
+// can one select with a send and a receive case on the same channel, whose
+// tickets then meet in one cell while nobody else moves the counters (a cell
+// pairs the s-th send with the s-th receive, and a select cannot pair with
+// itself). Each redone round first yields, so that other goroutines, whose
+// operations end either contest, run; a select that nothing can ever match
+// thus waits by yielding rather than parking.
+func (sc *selCall) register(cases []Case, done <-chan struct{}) int {
 	for {
 		for _, j := range sc.order {
 			k := cases[j].k
@@ -333,6 +347,16 @@ func (sc *selCall) register(cases []Case) int {
 			return -1
 		}
 		// Dirty: some registrations were killed; register those again.
+		select {
+		case <-done:
+			sc.st.state.Store(selCancelled) // only this goroutine leaves selDirty
+			for _, j := range sc.order {
+				cases[j].k.withdraw()
+			}
+			return -2
+		default:
+		}
+		runtime.Gosched()
 		sc.st.state.CompareAndSwap(selDirty, selReg)
 		for _, j := range sc.order {
 			cases[j].k.refresh()
@@ -384,6 +408,11 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 	for {
 		seg := c.recvSeg.Load()
 		t := c.r.Add(1) - 1
+		if t >= c.closeAt.Load() {
+			rc.ok = false
+			sc.commit(j)
+			return true
+		}
 		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
 			continue
 		}
@@ -412,6 +441,9 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 					return false
 				}
 			case st == stCancelledSend:
+				if c.capacity > 0 {
+					c.recvSkips.Add(1) // a ticket that owes no expansion (owedExpansions)
+				}
 				break cell
 			case st == stResuming:
 				runtime.Gosched()
@@ -438,10 +470,12 @@ func (rc *recvCase[T]) refresh() {
 		return
 	}
 	cl := &rc.seg.cells[rc.i]
-	for cl.state.Load() == stResuming {
+	st := cl.state.Load()
+	for st == stResuming { // one load decides: a second could see a new claimer's resuming
 		runtime.Gosched()
+		st = cl.state.Load()
 	}
-	if cl.state.Load() != rc.w {
+	if st != rc.w {
 		rc.seg = nil // killed by a claimer; it already counted the cancelled cell
 	}
 }
@@ -608,10 +642,12 @@ func (sc *sendCase[T]) refresh() {
 		return
 	}
 	cl := &sc.seg.cells[sc.i]
-	for cl.state.Load() == stResuming {
+	st := cl.state.Load()
+	for st == stResuming {
 		runtime.Gosched()
+		st = cl.state.Load()
 	}
-	if cl.state.Load() != sc.w {
+	if st != sc.w {
 		drop(cl) // killed by a claimer: the cell is cancelledSend
 		sc.seg = nil
 	}

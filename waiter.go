@@ -157,6 +157,7 @@ func failReceiver[T any](s *segment[T], i int, w *waiter) {
 		return
 	}
 	kicked := false
+	wake := w.wake // read while the cell is held: once it is released, w may be registered anew
 	for {
 		st := w.sel.state.Load()
 		if st == selReg && !w.sel.state.CompareAndSwap(selReg, selDirty) {
@@ -172,7 +173,7 @@ func failReceiver[T any](s *segment[T], i int, w *waiter) {
 	}
 	kill(s, i, w) // resuming → cancelledRecv
 	if kicked {
-		w.wake <- struct{}{}
+		wake <- struct{}{}
 	}
 }
 
