@@ -273,8 +273,9 @@ func TestLinzReproCloseRacesWaitingSender(t *testing.T) {
 }
 
 // TestLinzReproTrySendSpuriousFull: TrySend must not report ErrFull while
-// the buffer has room. Here one producer fills a channel of capacity 1 and
-// waits until Len reports the value taken; the buffer is then empty and
+// the buffer has room. Here one producer fills a channel of capacity k and
+// waits until Len reports the values taken (by a consumer that receives with
+// Recv, RecvContext or a Select); the buffer is then empty and
 // nobody else sends, so the next TrySend must succeed. Found as (cap=1):
 //
 //	client 0 TrySend(1) → ok [1,2]
@@ -285,32 +286,43 @@ func TestLinzReproCloseRacesWaitingSender(t *testing.T) {
 //	client 0 TrySend(4) → full [12,13]
 func TestLinzReproTrySendSpuriousFull(t *testing.T) {
 	rounds := linzScale(20000)
+	recvs := map[string]func(c *chans.Chan[int]) bool{
+		"Recv": func(c *chans.Chan[int]) bool { _, ok := c.Recv(); return ok },
+		"RecvContext": func(c *chans.Chan[int]) bool {
+			_, err := c.RecvContext(context.Background())
+			return err == nil
+		},
+		"Select": func(c *chans.Chan[int]) bool {
+			ok := false
+			chans.Select(chans.OnRecv(c, func(_ int, y bool) { ok = y }))
+			return ok
+		},
+	}
 	for _, k := range []int{1, 2} {
-		t.Run(linzKindName(k), func(t *testing.T) {
-			c := chans.New[int](k)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				for {
-					if _, ok := c.Recv(); !ok {
-						return
+		for name, recv := range recvs {
+			t.Run(linzKindName(k)+"/"+name, func(t *testing.T) {
+				c := chans.New[int](k)
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for recv(c) {
+					}
+				}()
+				defer func() { c.Close(); <-done }()
+				for i := range rounds {
+					for c.Len() != 0 {
+						runtime.Gosched()
+					}
+					// Len saw nothing buffered, the producer is this goroutine
+					// and the consumer only takes: k TrySends must fit.
+					for j := range k {
+						if err := c.TrySend(i); err != nil {
+							t.Fatalf("round %d: TrySend %d of %d into a channel of capacity %d that Len just saw empty: %v", i, j+1, k, k, err)
+						}
 					}
 				}
-			}()
-			defer func() { c.Close(); <-done }()
-			for i := range rounds {
-				for c.Len() != 0 {
-					runtime.Gosched()
-				}
-				// Len saw nothing buffered, the producer is this goroutine
-				// and the consumer only takes: k TrySends must fit.
-				for j := range k {
-					if err := c.TrySend(i); err != nil {
-						t.Fatalf("round %d: TrySend %d of %d into a channel of capacity %d that Len just saw empty: %v", i, j+1, k, k, err)
-					}
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
