@@ -3,7 +3,6 @@ package chans_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 
@@ -345,13 +344,17 @@ func TestRecvCancelledAsValueArrives(t *testing.T) {
 				case context.Canceled:
 				default:
 					t.Errorf("RecvContext: %v", err)
+					c.Close() // release the sender
 					return
 				}
 			}
 		}()
 		o := open(v, c)
 		for i := 0; i < n; i++ {
-			noErr(t, o.Send(i), fmt.Sprintf("Send(%d)", i))
+			if err := o.Send(i); err != nil {
+				wg.Wait()
+				t.Fatalf("Send(%d): %v", i, err)
+			}
 		}
 		noErr(t, c.Close(), "Close")
 		wg.Wait()

@@ -13,7 +13,7 @@ import (
 // settleTime bounds how long checkLeaks waits for goroutines that finished
 // their work to exit. Exiting takes a few milliseconds at worst under -race
 // (subtest goroutines included); the bound only decides when to give up.
-const settleTime = 10 * time.Second
+const settleTime = 3 * time.Second
 
 // checkLeaks fails t if, when t ends, more goroutines run than when
 // checkLeaks was called. Tests that use it must not be parallel.

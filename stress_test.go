@@ -104,10 +104,17 @@ func runTraffic(t *testing.T, capacity int, v via, tr traffic) {
 		}()
 	}
 
+	// fail reports a problem and closes the channel, so that no goroutine
+	// waits for the one that gives up after reporting.
+	fail := func(format string, args ...any) {
+		t.Errorf(format, args...)
+		c.Close()
+	}
+
 	// checkClosedErr reports err unless it is ErrClosed; what names the call.
 	checkClosedErr := func(err error, what string) {
 		if err != chans.ErrClosed {
-			t.Errorf("%s after the channel was closed: got %v, want ErrClosed", what, err)
+			fail("%s after the channel was closed: got %v, want ErrClosed", what, err)
 		}
 	}
 
@@ -138,7 +145,7 @@ func runTraffic(t *testing.T, capacity int, v via, tr traffic) {
 				switch {
 				case err == nil:
 					if after || sawClosed {
-						t.Errorf("producer %d: send of %d returned nil after the channel was closed", p, seq)
+						fail("producer %d: send of %d returned nil after the channel was closed", p, seq)
 						return
 					}
 					log.sent[p] = append(log.sent[p], seq)
@@ -147,7 +154,7 @@ func runTraffic(t *testing.T, capacity int, v via, tr traffic) {
 				case err == chans.ErrFull:
 				case err == ctx.Err() && ctx.Err() != nil:
 				default:
-					t.Errorf("producer %d: send of %d: unexpected error %v", p, seq, err)
+					fail("producer %d: send of %d: unexpected error %v", p, seq, err)
 					return
 				}
 				if after && err != chans.ErrClosed && err != ctx.Err() {
@@ -195,7 +202,7 @@ func runTraffic(t *testing.T, capacity int, v via, tr traffic) {
 				switch {
 				case err == nil:
 					if after {
-						t.Errorf("consumer %d received %x after another receiver saw the channel closed and drained", i, val)
+						fail("consumer %d received %x after another receiver saw the channel closed and drained", i, val)
 						return
 					}
 					got = append(got, val)
@@ -204,12 +211,12 @@ func runTraffic(t *testing.T, capacity int, v via, tr traffic) {
 					_, err := o.TryRecv()
 					checkClosedErr(err, "TryRecv")
 					if _, ok := o.Recv(); ok {
-						t.Errorf("consumer %d: Recv returned a value after closed and drained", i)
+						fail("consumer %d: Recv returned a value after closed and drained", i)
 					}
 					return
 				case err == ctx.Err() && ctx.Err() != nil:
 				default:
-					t.Errorf("consumer %d: unexpected error %v", i, err)
+					fail("consumer %d: unexpected error %v", i, err)
 					return
 				}
 			}
@@ -223,7 +230,7 @@ func runTraffic(t *testing.T, capacity int, v via, tr traffic) {
 			checkClosedErr(c.TrySend(-1), "TrySend after Close returned")
 			checkClosedErr(c.SendContext(context.Background(), -1), "SendContext after Close returned")
 		} else if err != chans.ErrClosed {
-			t.Errorf("Close: got %v, want nil or ErrClosed", err)
+			fail("Close: got %v, want nil or ErrClosed", err)
 		}
 	}
 	for i := 0; i < tr.closers; i++ {
