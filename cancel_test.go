@@ -302,7 +302,7 @@ func checkQuiescent(t *testing.T, c *chans.Chan[int], o ops[int], n int) {
 // effect, and per-producer order holds at each consumer. Half the rounds
 // also race two closers against the traffic.
 func TestCancelConservation(t *testing.T) {
-	rounds := max(2, scale(20))
+	rounds := max(2, scale(60))
 	forEachKindVia(t, func(t *testing.T, capacity int, v via) {
 		for r := 0; r < rounds && !t.Failed(); r++ {
 			runTraffic(t, capacity, v, traffic{

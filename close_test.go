@@ -229,7 +229,7 @@ func TestCloseWhileRanging(t *testing.T) {
 // consumer, and once a receiver saw the channel closed and drained no later
 // receive gets a value (see runTraffic).
 func TestCloseRace(t *testing.T) {
-	rounds := max(2, scale(40))
+	rounds := max(2, scale(100))
 	forEachKindVia(t, func(t *testing.T, capacity int, v via) {
 		for r := 0; r < rounds && !t.Failed(); r++ {
 			runTraffic(t, capacity, v, traffic{

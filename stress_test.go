@@ -328,7 +328,7 @@ func TestStressConservation(t *testing.T) {
 				runTraffic(t, capacity, v, traffic{
 					producers:   sh.producers,
 					consumers:   sh.consumers,
-					perProducer: scale(20000) / sh.producers,
+					perProducer: scale(60000) / sh.producers,
 					seed:        uint64(capacity*10 + i),
 				})
 			})
