@@ -235,6 +235,7 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 				}
 				continue
 			}
+			kickPending(&c.selfPending, nil) // after registering: see select.go, register
 			return c.park(done, seg, i, own, w == nil)
 		case st == stCancelledRecv:
 			drop(cl)
@@ -314,6 +315,7 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 				}
 				continue
 			}
+			kickPending(&c.selfPending, nil) // after registering: see select.go, register
 			c.expand()
 			switch out := c.park(done, seg, i, own, w == nil); out {
 			case outOK:

@@ -68,6 +68,11 @@ type Chan[T any] struct {
 	expandSkips atomic.Uint64
 	recvSkips   atomic.Uint64
 
+	// selfPending names a parked select that could not register one of its
+	// cases here because that case's ticket met its own other case's
+	// registration (select.go); operations about to park here kick it.
+	selfPending atomic.Pointer[selCall]
+
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
 	spares   spareList[T]
@@ -82,6 +87,7 @@ func New[T any](capacity int) *Chan[T] {
 	}
 	c := &Chan[T]{capacity: capacity}
 	c.closeAt.Store(openMark)
+	c.roomEnd.Store(openMark) // lowered by Close
 	if capacity > 0 {
 		c.b.Store(uint64(capacity))
 	}

@@ -14,14 +14,7 @@ import "runtime"
 // after Close.
 func (c *Chan[T]) Close() error {
 	if c.capacity >= 0 && c.s.Load()&closedBit == 0 {
-		// Read before the OR, so no larger than at the OR: a send found room
-		// by then only if its ticket is below this.
-		r := c.r.Load()
-		end := r + uint64(c.capacity)
-		if c.capacity > 0 {
-			end = max(end, c.b.Load())
-		}
-		c.roomEnd.Store(end) // racing Closes store bounds that were all true before the winner's OR
+		c.recordRoom()
 	}
 	old := c.s.Or(closedBit)
 	if old&closedBit != 0 {
@@ -77,6 +70,20 @@ func (c *Chan[T]) Close() error {
 		}
 	}
 	return nil
+}
+
+// recordRoom lowers roomEnd to max(B, R + capacity) read now, a lower bound
+// on the room when the winning Close takes effect if read before its OR (so
+// Close reads it only while S is open). It keeps the least bound: a losing
+// Close racing the winner may read R and B after the winner's OR, and its
+// larger bound need not hold at the OR.
+func (c *Chan[T]) recordRoom() {
+	end := c.r.Load() + uint64(c.capacity)
+	if c.capacity > 0 {
+		end = max(end, c.b.Load())
+	}
+	for cur := c.roomEnd.Load(); end < cur && !c.roomEnd.CompareAndSwap(cur, end); cur = c.roomEnd.Load() {
+	}
 }
 
 // Len returns the number of values buffered in the channel: a count that

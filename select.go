@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Select waits on several channel operations at once and commits exactly one.
@@ -64,12 +65,17 @@ type selCase interface {
 	try() bool                        // complete without waiting, if possible
 	register(sc *selCall, j int) bool // true: completed, and committed the select to j
 	registered() bool                 // has a registration that was live when last checked
+	waiter() *waiter                  // its registration
 	refresh()                         // forget the registration if a claimer killed it
 	closedNow() bool                  // the registered cell can no longer complete
 	withdraw() bool                   // cancel the registration; false if a claimer resolved it
 	setClosed()                       // record a closed result
 	collect()                         // take the result a claimer left
 	complete()                        // run the callback
+	deferred() bool                   // waits, unregistered, for a kick (selfPending)
+	setDeferred(bool)
+	publish(sc *selCall) // name sc in the channel's selfPending
+	unpublish(sc *selCall)
 }
 
 // OnRecv returns a case that receives from c and passes the value to f (ok
@@ -163,6 +169,7 @@ func (s *Selector) TrySelect() (int, bool) {
 type selCall struct {
 	st    selState
 	wake  chan struct{}
+	cases []Case // of the current call
 	order []int
 	snap  []uint64
 	snap2 []uint64
@@ -175,6 +182,45 @@ var selCalls = sync.Pool{New: func() any {
 }}
 
 func (sc *selCall) init() { sc.wake = make(chan struct{}, 1) }
+
+// owns reports whether the registration w belongs to one of sc's cases.
+func (sc *selCall) owns(w *waiter) bool {
+	for _, j := range sc.order {
+		if sc.cases[j].k.waiter() == w {
+			return true
+		}
+	}
+	return false
+}
+
+// kick asks the select using sc to register its cases again: a registering
+// select finds itself dirty; a parked one is woken in selDirty. sc may be
+// stale (reused by a later call): then the kick costs that call a round.
+func kick(sc *selCall) {
+	for {
+		switch st := sc.st.state.Load(); st {
+		case selReg:
+			if sc.st.state.CompareAndSwap(selReg, selDirty) {
+				return
+			}
+		case selWaiting:
+			if sc.st.state.CompareAndSwap(selWaiting, selDirty) {
+				sc.wake <- struct{}{}
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// kickPending kicks the select parked with a deferred case on the channel
+// whose selfPending slot is p, unless that is the caller's own select.
+func kickPending(p *atomic.Pointer[selCall], self *selCall) {
+	if sc := p.Load(); sc != nil && sc != self {
+		kick(sc)
+	}
+}
 
 // commit is the select's own commit to case j during registration.
 func (sc *selCall) commit(j int) {
@@ -209,6 +255,8 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 		}
 	}
 	sc.shuffle(cases)
+	sc.cases = cases
+	defer sc.finish()
 	if len(sc.order) == 0 {
 		if !block {
 			if ctx != nil && ctx.Err() != nil {
@@ -280,8 +328,10 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 			break
 		}
 		// Kicked (selDirty): a sender that found Close in its way killed a
-		// registration (failReceiver). Register the dead cases again; with
-		// a done context, give up instead.
+		// registration (failReceiver), or an operation about to park on a
+		// channel where a case of this select was deferred kicked it.
+		// Register the dead and deferred cases again; with a done context,
+		// give up instead.
 		if ctx != nil && ctx.Err() != nil {
 			sc.st.state.Store(selCancelled) // only this goroutine leaves selDirty
 			for _, j := range sc.order {
@@ -290,9 +340,7 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 			return -1, ctx.Err()
 		}
 		sc.st.state.Store(selReg)
-		for _, j := range sc.order {
-			cases[j].k.refresh()
-		}
+		sc.retry(cases)
 		if win = sc.register(cases, done); win == -2 {
 			return -1, ctx.Err()
 		}
@@ -306,6 +354,18 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 	}
 	cases[win].k.complete()
 	return win, nil
+}
+
+// finish drops the call's cases and takes sc out of any selfPending slot.
+func (sc *selCall) finish() {
+	for _, j := range sc.order {
+		k := sc.cases[j].k
+		if k.deferred() {
+			k.unpublish(sc)
+			k.setDeferred(false)
+		}
+	}
+	sc.cases = nil
 }
 
 // register runs pass 2: it registers every case that has no live
@@ -326,12 +386,30 @@ func (sc *selCall) register(cases []Case, done <-chan struct{}) int {
 	for {
 		for _, j := range sc.order {
 			k := cases[j].k
-			if k.registered() {
+			if k.registered() || k.deferred() {
 				continue
 			}
 			if k.register(sc, j) {
 				return j
 			}
+		}
+		// A case whose registration its own other case took over waits for
+		// a kick: name this select where operations that park will see it.
+		// Such an operation registers before it looks at selfPending, and
+		// the select publishes before it gives each deferred case one more
+		// try; so either the operation kicks the select, or that try,
+		// which walks forward from the counters past the select's own
+		// registration, meets the operation.
+		if sc.publishDeferred(cases) {
+			for _, j := range sc.order {
+				if k := cases[j].k; k.deferred() {
+					k.setDeferred(false)
+					if k.register(sc, j) {
+						return j
+					}
+				}
+			}
+			sc.publishDeferred(cases)
 		}
 		// A registration made after Close walked past its cell must see
 		// Close itself (as park does for plain operations).
@@ -358,8 +436,32 @@ func (sc *selCall) register(cases []Case, done <-chan struct{}) int {
 		}
 		runtime.Gosched()
 		sc.st.state.CompareAndSwap(selDirty, selReg)
-		for _, j := range sc.order {
-			cases[j].k.refresh()
+		sc.retry(cases)
+	}
+}
+
+// publishDeferred names sc in the selfPending slot of each deferred case's
+// channel and reports whether there was any.
+func (sc *selCall) publishDeferred(cases []Case) bool {
+	any := false
+	for _, j := range sc.order {
+		if k := cases[j].k; k.deferred() {
+			k.publish(sc)
+			any = true
+		}
+	}
+	return any
+}
+
+// retry prepares a redone registration round: registrations killed by
+// claimers are forgotten, and deferred cases try again.
+func (sc *selCall) retry(cases []Case) {
+	for _, j := range sc.order {
+		k := cases[j].k
+		k.refresh()
+		if k.deferred() {
+			k.unpublish(sc)
+			k.setDeferred(false)
 		}
 	}
 }
@@ -385,7 +487,14 @@ type recvCase[T any] struct {
 	i   int
 	v   T
 	ok  bool
+	def bool // deferred: see selfCollide
 }
+
+func (rc *recvCase[T]) waiter() *waiter       { return rc.w }
+func (rc *recvCase[T]) deferred() bool        { return rc.def }
+func (rc *recvCase[T]) setDeferred(d bool)    { rc.def = d }
+func (rc *recvCase[T]) publish(sc *selCall)   { rc.c.selfPending.Store(sc) }
+func (rc *recvCase[T]) unpublish(sc *selCall) { rc.c.selfPending.CompareAndSwap(sc, nil) }
 
 func (rc *recvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 	r := rc.c.r.Load()
@@ -437,6 +546,7 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 				rc.w.sel, rc.w.idx, rc.w.wake = &sc.st, int32(j), sc.wake
 				if cl.state.CompareAndSwap(st, rc.w) { // nil|inBuffer → wR (select)
 					rc.seg, rc.i = seg, i
+					kickPending(&c.selfPending, sc)
 					c.expand()
 					return false
 				}
@@ -447,6 +557,8 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 				break cell
 			case st == stResuming:
 				runtime.Gosched()
+			case isWaiter(st) && st.op == opSend && st.isSel && sc.owns(st):
+				selfCollide(sc, seg, i, st)
 			case isWaiter(st) && st.op == opSend:
 				if c.claimSender(seg, i, st, stTaken) { // wS → resuming → taken: the receive takes effect here
 					rc.v, rc.ok = cl.elem, true
@@ -537,6 +649,43 @@ type sendCase[T any] struct {
 	seg *segment[T]
 	i   int
 	err error
+	def bool // deferred: see selfCollide
+}
+
+func (sc *sendCase[T]) waiter() *waiter         { return sc.w }
+func (sc *sendCase[T]) deferred() bool          { return sc.def }
+func (sc *sendCase[T]) setDeferred(d bool)      { sc.def = d }
+func (sc *sendCase[T]) publish(call *selCall)   { sc.c.selfPending.Store(call) }
+func (sc *sendCase[T]) unpublish(call *selCall) { sc.c.selfPending.CompareAndSwap(call, nil) }
+
+// selfCollide handles a case whose ticket met, in cell i of seg, the live
+// registration w of another case of its own select on the same channel: a
+// cell pairs the s-th send with the s-th receive, and a select cannot pair
+// with itself. On a rendezvous channel with nobody else about, a select's
+// send and receive tickets always meet so (the counters move in lockstep),
+// so redoing the round would spin forever. Instead the select withdraws w
+// (w → cancelled) and marks w's case deferred: it parks with the other case
+// registered and names itself in the channel's selfPending, and the first
+// operation that comes to park on the channel kicks it to register the
+// deferred case again, which then meets that operation.
+func selfCollide[T any](sc *selCall, seg *segment[T], i int, w *waiter) {
+	next := stCancelledRecv
+	if w.op == opSend {
+		next = stCancelledSend
+	}
+	if !seg.cells[i].state.CompareAndSwap(w, next) { // w → cancelled; a claimer may have got there first
+		return
+	}
+	seg.cancelled(w.op == opSend)
+	if w.op == opSend {
+		drop(&seg.cells[i])
+	}
+	for _, j := range sc.order {
+		if k := sc.cases[j].k; k.waiter() == w {
+			k.refresh() // forgets the registration
+			k.setDeferred(true)
+		}
+	}
 }
 
 func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
@@ -610,6 +759,7 @@ func (sc *sendCase[T]) register(call *selCall, j int) bool {
 				sc.w.sel, sc.w.idx, sc.w.wake = &call.st, int32(j), call.wake
 				if cl.state.CompareAndSwap(nil, sc.w) { // nil → wS (select)
 					sc.seg, sc.i = seg, i
+					kickPending(&c.selfPending, call)
 					return false
 				}
 			case st == stCancelledRecv:
@@ -617,6 +767,8 @@ func (sc *sendCase[T]) register(call *selCall, j int) bool {
 				break cell
 			case st == stResuming:
 				runtime.Gosched()
+			case isWaiter(st) && st.op == opRecv && st.isSel && call.owns(st):
+				selfCollide(call, seg, i, st)
 			case isWaiter(st) && st.op == opRecv:
 				if !c.mayDeliver(t) {
 					failReceiver(seg, i, st)
