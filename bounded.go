@@ -28,8 +28,12 @@ import (
 //	7   EB, R gives up, S                           nil → inBuffer → (wR →) cancelledRecv
 //	8   S parks, EB, R                              nil → wS → buffered               (EB moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
-//	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend          (R and EB restart)
-//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend               (R and EB restart)
+//	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → holePaid
+//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → holePaid
+//
+// In 10 and 11 (buffered channels) the first of R and EB to reach the hole
+// makes it good and moves it to holePaid: R by running an expansion of its
+// own, EB by taking another ticket; both then restart or finish as usual.
 //
 // A select registration in place of wR or wS, and any parked sender claimed
 // by R or EB, is claimed in two steps, w → resuming → next; a registration
@@ -49,7 +53,9 @@ import (
 //	               EB and R go through resuming and look at Close's bit
 //	               there: after Close they move it to cancelledSend instead.
 //	resuming       the claimer of a select registration, to its next state
-//	buffered, done, taken, cancelledSend, cancelledRecv: final
+//	cancelledSend  R or EB, the first to come (buffered channels): → holePaid
+//	buffered, done, taken, holePaid, cancelledRecv: final (cancelledSend is
+//	final in rendezvous channels)
 //
 // Buffer end. Seed 002 lets a sender block unless s < R + capacity. Once
 // waiters can be cancelled that is wrong (seed 000, section 3.2): a
@@ -71,7 +77,7 @@ import (
 // This is why a send whose ticket predates Close may still deliver after the
 // closed bit is set: it took effect before Close.
 var (
-	markers         [7]waiter
+	markers         [8]waiter
 	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
 	stInBuffer      = &markers[1] // EB made the cell part of the buffer before its sender came
 	stDone          = &markers[2] // a sender put its value in elem for the receiver parked here
@@ -79,6 +85,7 @@ var (
 	stCancelledSend = &markers[4] // the sender of this cell gave up; R and EB skip the cell
 	stCancelledRecv = &markers[5] // the receiver of this cell gave up; S skips the cell
 	stResuming      = &markers[6] // a claimer holds the cell while it completes a parked sender or a select
+	stHolePaid      = &markers[7] // cancelledSend whose slot in the buffer was made good (see payHole)
 )
 
 // outcome is what a cell step tells the ticket loop.
@@ -111,15 +118,21 @@ const (
 // runnable sits in this P's run queue and would otherwise only run after
 // this goroutine parked.
 func (c *Chan[T]) spinWhile(cl *cell[T], st *waiter) bool {
-	if c.spin {
-		for i := 0; i < spinPark; i++ {
-			if cl.state.Load() != st {
-				return true
-			}
-		}
+	if c.spin && spinLoads(cl, st, spinPark) {
+		return true
 	}
 	runtime.Gosched()
 	return cl.state.Load() != st
+}
+
+// spinLoads spins up to n loads for the state of cl to leave st.
+func spinLoads[T any](cl *cell[T], st *waiter, n int) bool {
+	for i := 0; i < n; i++ {
+		if cl.state.Load() != st {
+			return true
+		}
+	}
+	return false
 }
 
 // roomFor reports whether the send with ticket s may complete without a
@@ -135,6 +148,25 @@ func (c *Chan[T]) roomFor(s uint64) bool {
 		return true
 	}
 	return s < c.r.Load()+uint64(c.capacity)
+}
+
+// recvPastHole is the receiver's step past a cell its sender gave up (a
+// hole) in a buffered channel. Each hole must be made good exactly once,
+// or B drifts from the buffer's true end: the hole's receiver does it with
+// an expansion of its own, or the expansion that reaches the hole does it by
+// taking another ticket, whichever moves the cell cancelledSend → holePaid
+// first. (Seed 000's receiver skips the hole without expanding, and until
+// an expansion reaches the hole the buffer has one slot fewer; a full
+// verdict then fails spuriously.)
+func (c *Chan[T]) recvPastHole(cl *cell[T], st *waiter) {
+	if c.capacity <= 0 {
+		return
+	}
+	if st == stCancelledSend && cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {
+		c.expand()
+		return
+	}
+	c.recvSkips.Add(1) // a ticket that owes no expansion (owedExpansions)
 }
 
 // owedExpansions reports whether some receive that has taken effect has not
@@ -195,7 +227,10 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
-			if st == stInBuffer || c.roomFor(s) {
+			if st == stInBuffer || (c.roomFor(s) && (block || c.capacity > 0)) {
+				// (A non-blocking send on a rendezvous channel hands off only
+				// to a registered receiver, below: one still on its way may
+				// be a TryRecv, and two non-blocking calls must not meet.)
 				if !c.mayDeliver(s) {
 					if cl.state.CompareAndSwap(st, stCancelledSend) { // nil|inBuffer → cancelledSend: the send fails after Close
 						drop(cl)
@@ -210,7 +245,14 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 				continue
 			}
 			if !block {
-				if !c.full(s) {
+				if c.capacity == 0 {
+					// Rendezvous: only a registered receiver takes the value.
+					// Its receiver, if it has a ticket, may be about to
+					// register; give it a moment, then give up the cell.
+					if spinLoads(cl, st, spinPark) {
+						continue
+					}
+				} else if !c.full(s) {
 					continue // room after all: an owed expansion came
 				}
 				if cl.state.CompareAndSwap(nil, stCancelledSend) { // nil → cancelledSend (history 11)
@@ -325,10 +367,8 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 			default:
 				return zero, out
 			}
-		case st == stCancelledSend:
-			if c.capacity > 0 {
-				c.recvSkips.Add(1) // a ticket that owes no expansion (owedExpansions)
-			}
+		case st == stCancelledSend || st == stHolePaid:
+			c.recvPastHole(cl, st)
 			return zero, outRestart
 		case st == stResuming:
 			runtime.Gosched()
@@ -382,6 +422,16 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 	case <-own.wake:
 		return c.result(own)
 	case <-done:
+		// A receiver whose sender has its ticket does not withdraw: full
+		// and empty verdicts elsewhere count that send as made, and turning
+		// it away would make it take a later ticket. The sender is running
+		// and claims this registration (or, after Close, fails it), so the
+		// wait is short; the value is returned although ctx is done.
+		idx := seg.id<<segShift | uint64(i)
+		if own.op == opRecv && idx < c.s.Load()&counterMask && idx < c.closeAt.Load() {
+			<-own.wake
+			return c.result(own)
+		}
 		if c.cancel(seg, i, own) {
 			return outCancelled
 		}
@@ -479,8 +529,14 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 				return true
 			}
 		case st == stCancelledSend:
-			c.expandSkips.Add(1) // counted before the next fetch-and-add on B (owedExpansions)
-			return false
+			// cancelledSend → holePaid: this expansion makes good the hole
+			// by taking another ticket, unless the cell's receiver did first.
+			if cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {
+				c.expandSkips.Add(1) // counted before the next fetch-and-add on B (owedExpansions)
+				return false
+			}
+		case st == stHolePaid:
+			return true // the cell's receiver made it good with an expansion of its own
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opSend:

@@ -550,10 +550,8 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 					c.expand()
 					return false
 				}
-			case st == stCancelledSend:
-				if c.capacity > 0 {
-					c.recvSkips.Add(1) // a ticket that owes no expansion (owedExpansions)
-				}
+			case st == stCancelledSend || st == stHolePaid:
+				c.recvPastHole(cl, st)
 				break cell
 			case st == stResuming:
 				runtime.Gosched()
