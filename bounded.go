@@ -105,24 +105,22 @@ const (
 // running needs. Measured on 2 cores (ping-pong and 2+2 rendezvous MPMC at
 // GOMAXPROCS 2): 512 loads made ping-pong ten times slower, 64 made
 // rendezvous MPMC about twice as slow as none; 16 and one yield did best on
-// both. A non-blocking receive whose sender has its ticket waits for it,
+// both; yielding after registering rather than before costs ping-pong
+// about a third (see spinWhile). A non-blocking receive whose sender has its ticket waits for it,
 // yielding after spinPark loads.
 const (
 	spinPark = 16 // before registering a waiter, or yielding
 )
 
-// spinWhile waits a little for the state of cl to leave st before the caller
-// parks, and reports whether it did: with GOMAXPROCS > 1 it spins spinPark
-// loads (a partner on another P is usually a few hundred nanoseconds away);
-// then it yields once, because a partner this goroutine has just made
-// runnable sits in this P's run queue and would otherwise only run after
-// this goroutine parked.
+// spinWhile spins, with GOMAXPROCS > 1, up to spinPark loads for the state
+// of cl to leave st before the caller registers to park, and reports whether
+// it did: a partner on another P is usually a few hundred nanoseconds away.
+// The yield that lets a partner on this P run comes after registering (in
+// await), so that the partner finds the registration: yielding before it
+// let a polling TrySend or TryRecv on one P turn a blocking partner away
+// again and again (40 ms per value at GOMAXPROCS 1).
 func (c *Chan[T]) spinWhile(cl *cell[T], st *waiter) bool {
-	if c.spin && spinLoads(cl, st, spinPark) {
-		return true
-	}
-	runtime.Gosched()
-	return cl.state.Load() != st
+	return c.spin && spinLoads(cl, st, spinPark)
 }
 
 // spinLoads spins up to n loads for the state of cl to leave st.
@@ -203,6 +201,14 @@ func (c *Chan[T]) full(s uint64) bool {
 	}
 }
 
+// inWindow reports whether cell idx lies inside the buffer: below B, or
+// below R + capacity (B may lag while expansions are owed). A plain sender
+// parked there is as good as buffered: an expansion, or the cell's receiver,
+// is bound to claim it.
+func (c *Chan[T]) inWindow(idx uint64) bool {
+	return c.capacity > 0 && (idx < c.b.Load() || idx < c.r.Load()+uint64(c.capacity))
+}
+
 // mayDeliver reports whether the send with ticket s, which has just found
 // room (or a parked receiver, which is room), may deliver. If Close's bit was
 // clear at this load, the send takes effect at this load, where it had room
@@ -247,8 +253,9 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 			if !block {
 				if c.capacity == 0 {
 					// Rendezvous: only a registered receiver takes the value.
-					// Its receiver, if it has a ticket, may be about to
-					// register; give it a moment, then give up the cell.
+					// The cell's receiver may be about to register; give it
+					// a moment, then give up the cell. (It may be a TryRecv
+					// waiting for this sender: neither may wait for the other.)
 					if spinLoads(cl, st, spinPark) {
 						continue
 					}
@@ -394,7 +401,7 @@ func (c *Chan[T]) park(done <-chan struct{}, seg *segment[T], i int, own *waiter
 	cl := &seg.cells[i]
 	idx := seg.id<<segShift | uint64(i)
 	send := own.op == opSend
-	out := c.await(done, seg, i, own, (send && c.s.Load()&closedBit != 0) || (!send && idx >= c.closeAt.Load()))
+	out := c.await(done, seg, i, own, (send && !c.mayDeliver(idx)) || (!send && idx >= c.closeAt.Load()))
 	if out != outOK && send {
 		drop(cl)
 	}
@@ -414,6 +421,11 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 	if closed && c.cancel(seg, i, own) {
 		return outClosed
 	}
+	// Yield once before blocking: a partner this goroutine has just made
+	// runnable sits in this P's run queue; running now, it finds the
+	// registration and leaves the wake token, and the receive below does
+	// not park.
+	runtime.Gosched()
 	if done == nil {
 		<-own.wake // a plain receive parks far more cheaply than a select
 		return c.result(own)
@@ -429,6 +441,13 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 		// wait is short; the value is returned although ctx is done.
 		idx := seg.id<<segShift | uint64(i)
 		if own.op == opRecv && idx < c.s.Load()&counterMask && idx < c.closeAt.Load() {
+			<-own.wake
+			return c.result(own)
+		}
+		// Likewise a sender parked inside the buffer window: it counts as
+		// buffered (Len, full verdicts), and what stands between it and its
+		// claim is only the expansions owed by running receives.
+		if own.op == opSend && c.inWindow(idx) && c.mayDeliver(idx) {
 			<-own.wake
 			return c.result(own)
 		}

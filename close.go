@@ -57,6 +57,9 @@ func (c *Chan[T]) Close() error {
 				continue
 			}
 			if st.op == opSend {
+				if !st.isSel && idx < c.roomEnd.Load() {
+					continue // inside the buffer at Close: as good as buffered (inWindow); its claimer delivers it
+				}
 				if claim(seg, i, st, stCancelledSend) { // wS → cancelledSend: the send fails after Close
 					seg.cancelled(true)
 					st.wakeUp(resClosed)
@@ -160,8 +163,8 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 				}
 				st = cl.state.Load()
 			}
-			if st == stBuffered {
-				n++
+			if st == stBuffered || (isWaiter(st) && st.op == opSend && !st.isSel && c.mayDeliver(idx)) {
+				n++ // a plain sender parked below end is as good as buffered (inWindow)
 			}
 		}
 	}

@@ -179,16 +179,17 @@ func failReceiver[T any](s *segment[T], i int, w *waiter) {
 
 // claimSender claims the parked sender w for a receiver (next = taken) or a
 // buffer expansion (next = buffered). It holds the cell in resuming while it
-// reads Close's bit, so that a parked send never takes effect after Close:
-// if the bit is clear the send takes effect at that load; if it is set the
-// claimer fails the send as Close's walk would have, and reports false (the
-// cell is then cancelledSend).
+// asks mayDeliver, so that a parked send takes effect after Close only if it
+// was inside the buffer when Close took effect (a plain parked sender inside
+// the buffer window counts as buffered: see inWindow); otherwise the claimer
+// fails the send as Close's walk would have, and reports false (the cell is
+// then cancelledSend).
 func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) bool {
 	cl := &seg.cells[i]
 	if !cl.state.CompareAndSwap(w, stResuming) { // wS → resuming
 		return false
 	}
-	closed := c.s.Load()&closedBit != 0
+	closed := !c.mayDeliver(seg.id<<segShift | uint64(i))
 	if w.isSel && !selCommit(w) {
 		kill(seg, i, w)
 		return false
