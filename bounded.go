@@ -206,7 +206,7 @@ func (c *Chan[T]) full(s uint64) bool {
 // parked there is as good as buffered: an expansion, or the cell's receiver,
 // is bound to claim it.
 func (c *Chan[T]) inWindow(idx uint64) bool {
-	return c.capacity > 0 && (idx < c.b.Load() || idx < c.r.Load()+uint64(c.capacity))
+	return c.capacity > 0 && c.roomFor(idx)
 }
 
 // mayDeliver reports whether the send with ticket s, which has just found
