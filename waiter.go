@@ -6,7 +6,8 @@ import (
 )
 
 // A waiter is the registration of a parked operation in a cell. A plain
-// operation registers the waiter owned by its Handle (or one from waiterPool);
+// operation registers the waiter owned by its Handle (or one from sendWaiters
+// or recvWaiters);
 // a select registers one waiter per case, all sharing the select's wake
 // channel and state word.
 //
