@@ -164,41 +164,66 @@ func (c *Chan[T]) recvPastHole(cl *cell[T], st *waiter) {
 		c.expand()
 		return
 	}
-	c.recvSkips.Add(1) // a ticket that owes no expansion (owedExpansions)
+	c.settled.Add(1) // a ticket that owes no expansion (full)
 }
 
-// owedExpansions reports whether some receive that has taken effect has not
-// yet started its buffer expansion, so that B lags. Every receive ticket owes
-// one expansion, except one that met a cell its sender gave up (recvSkips),
-// and the expansions started are B - capacity less those that skipped such a
-// cell (expandSkips). The loads go B, expandSkips, recvSkips, R, so that each
-// error makes the answer true: a caller that waits on it only waits for a
-// running receive, never a parked one.
-func (c *Chan[T]) owedExpansions() bool {
-	b := c.b.Load()
-	es := c.expandSkips.Load()
-	rs := c.recvSkips.Load()
-	r := c.r.Load()
-	return int64(r-rs) > int64(b-uint64(c.capacity)-es)
-}
-
-// full reports whether the send with ticket s finds no room and (for a
-// buffered channel) no receive's expansion is owed: then the buffer is full
-// at the load of B in roomFor. While an expansion is owed, B lags behind the
-// true end of the buffer (by at most the holes in [R, S), which R + capacity
-// does not see), so it waits for the expansion.
+// full reports whether the send with ticket s finds no room, and (for a
+// buffered channel) no buffer expansion is under way or owed, so that the
+// buffer was full at the load of B.
+//
+// While an expansion is owed, B lags behind the true end of the buffer: a
+// receive has taken effect, or an expansion has taken a ticket that turned
+// out to be a hole and is about to take another. R + capacity does not see
+// the holes in [R, S), so only the expansions themselves can tell. Every
+// receive ticket owes one expansion, except one that met a hole an
+// expansion had made good already; settled counts those tickets and the
+// expansions that have finished, so an expansion is owed while R >
+// settled. full then waits, yielding: for running receives only, since a
+// receive expands before it parks.
+//
+// The loads go settled, B, R (roomFor), R. If the tickets settled by the
+// first load cover every receive ticket at the last, no expansion ran
+// between the two loads: B stood still at the end the finished expansions
+// had made, and s was past it.
 func (c *Chan[T]) full(s uint64) bool {
 	for {
-		if c.roomFor(s) {
+		switch c.fullCheck(s) {
+		case roomYes:
 			return false
-		}
-		// After Close, receives past closeAt owe nothing and the send
-		// fails anyway (mayDeliver): do not wait.
-		if c.capacity == 0 || c.s.Load()&closedBit != 0 || !c.owedExpansions() {
+		case roomNo:
 			return true
 		}
 		runtime.Gosched()
 	}
+}
+
+// room is fullCheck's verdict.
+type room uint8
+
+const (
+	roomYes  room = iota // the send has room
+	roomNo               // the buffer was full at the load of B
+	roomWait             // an expansion is owed: ask again
+)
+
+// fullCheck is one round of full.
+func (c *Chan[T]) fullCheck(s uint64) room {
+	var settled uint64
+	if c.capacity > 0 {
+		settled = c.settled.Load()
+	}
+	if c.roomFor(s) {
+		return roomYes
+	}
+	// After Close, receives past closeAt owe nothing and the send fails
+	// anyway (mayDeliver): do not wait.
+	if c.capacity == 0 || c.s.Load()&closedBit != 0 {
+		return roomNo
+	}
+	if c.r.Load() > settled {
+		return roomWait
+	}
+	return roomNo
 }
 
 // inWindow reports whether cell idx lies inside the buffer: below B, or
@@ -485,7 +510,7 @@ func (c *Chan[T]) cancel(seg *segment[T], i int, own *waiter) bool {
 
 // expand runs one buffer expansion (seed 000's expandBuffer): it makes the
 // next cell past the buffer part of it, restarting while that cell belongs
-// to a sender that gave up.
+// to a sender that gave up, and counts itself in settled when done (full).
 func (c *Chan[T]) expand() {
 	if c.capacity <= 0 {
 		return
@@ -496,6 +521,7 @@ func (c *Chan[T]) expand() {
 		sched.Point()
 		if b >= c.s.Load()&counterMask {
 			// The sender of cell b has no ticket yet; it will find b < B.
+			c.settled.Add(1)
 			// Still move the root along, as far as the list reaches, or it
 			// would keep every segment since the buffer was last full alive.
 			if id := b >> segShift; seg.id < id {
@@ -509,10 +535,12 @@ func (c *Chan[T]) expand() {
 				// Segment removed: in a buffered channel only cells given up
 				// by receivers count towards removal, and expansion is done
 				// for those.
+				c.settled.Add(1)
 				return
 			}
 		}
 		if c.expandCell(seg, int(b&segMask)) {
+			c.settled.Add(1) // after the cell's transition: full reads this first
 			return
 		}
 	}
@@ -551,7 +579,6 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 			// cancelledSend → holePaid: this expansion makes good the hole
 			// by taking another ticket, unless the cell's receiver did first.
 			if cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {
-				c.expandSkips.Add(1) // counted before the next fetch-and-add on B (owedExpansions)
 				return false
 			}
 		case st == stHolePaid:

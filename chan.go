@@ -44,7 +44,13 @@ type Chan[T any] struct {
 	_ pad
 	// b is the index of the first cell past the buffer (bounded channels).
 	b atomic.Uint64
-	_ pad
+	// settled counts the receive tickets whose buffer expansion has
+	// finished (each has made one more cell, not a hole, part of the
+	// buffer), and those that owe none because they met a hole an expansion
+	// had made good (recvPastHole). full compares it with R. It shares B's
+	// cache line, which the expansion has just written.
+	settled atomic.Uint64
+	_       pad
 
 	// Roots of the segment list, read before taking a ticket: the segment of
 	// the last send, receive and buffer expansion. Each holds a pointer
@@ -60,13 +66,6 @@ type Chan[T any] struct {
 	// end of the room then: max(B, R + capacity). A send whose ticket came
 	// before Close may still deliver after Close if its ticket is below it.
 	roomEnd atomic.Uint64
-
-	// Buffered channels: cells given up by senders (holes) that a buffer
-	// expansion skipped, and that a receiver skipped. Rarely written; they
-	// let a full verdict tell a full buffer from one whose expansion lags
-	// (owedExpansions).
-	expandSkips atomic.Uint64
-	recvSkips   atomic.Uint64
 
 	// selfPending names a parked select that could not register one of its
 	// cases here because that case's ticket met its own other case's

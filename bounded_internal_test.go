@@ -1,0 +1,59 @@
+package chans
+
+import "testing"
+
+// TestFullWaitsForExpansionPastHole replays, step by step, the schedule
+// behind the last linearizability failures on buffered channels (found by
+// TestLinz under chans_smallseg,chans_perturb, at capacities 2 and 3): a
+// receive's buffer expansion takes its ticket from B, meets a cell whose
+// sender gave up, and has not yet taken the ticket that makes the hole good.
+// B then counts the hole as room while the buffer has a free slot, and a
+// TrySend that believed B said ErrFull on a channel holding fewer values
+// than its capacity. A full verdict must wait for that expansion.
+func TestFullWaitsForExpansionPastHole(t *testing.T) {
+	c := New[int](1)
+	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
+		t.Fatal(err)
+	}
+	// A non-blocking send takes ticket 1, finds no room and gives up its
+	// cell: a hole.
+	seg := c.sendSeg.Load()
+	s := c.s.Add(1) - 1
+	if out := c.sendBounded(nil, seg, int(s&segMask), s, 2, nil, false); out != outNoWait {
+		t.Fatalf("send into a full buffer: outcome %d, want outNoWait", out)
+	}
+	// A receive takes ticket 0 and the value in cell 0; its expansion takes
+	// B's ticket 1, the hole, and pauses there.
+	r := c.r.Add(1) - 1
+	if st := seg.cells[r].state.Load(); st != stBuffered || seg.cells[r].elem != 1 {
+		t.Fatalf("cell 0 holds %v in state %p, want 1 buffered", seg.cells[r].elem, st)
+	}
+	seg.cells[r].elem = 0
+	b := c.b.Add(1) - 1
+	if st := seg.cells[b].state.Load(); st != stCancelledSend {
+		t.Fatalf("the expansion's cell %d is in state %p, want the hole", b, st)
+	}
+
+	// Nothing is buffered and the capacity is 1: the next send has room,
+	// or must wait for the expansion, but the buffer is not full.
+	next := c.s.Load() & counterMask
+	if v := c.fullCheck(next); v == roomNo {
+		t.Fatalf("send %d: full verdict while the expansion past the hole in cell %d runs and nothing is buffered", next, b)
+	}
+
+	// The expansion resumes: it makes the hole good and takes another
+	// ticket, which finishes it.
+	if c.expandCell(seg, int(b&segMask)) {
+		t.Fatal("the expansion took the hole for a buffer cell")
+	}
+	c.expand()
+	if v := c.fullCheck(next); v != roomYes {
+		t.Fatalf("send %d after the expansion: verdict %d, want room", next, v)
+	}
+	if err := c.TrySend(3); err != nil {
+		t.Fatalf("TrySend into an empty channel of capacity 1: %v", err)
+	}
+	if v, err := c.TryRecv(); err != nil || v != 3 {
+		t.Fatalf("TryRecv = %v, %v; want 3", v, err)
+	}
+}
