@@ -181,16 +181,22 @@ func (c *Chan[T]) recvPastHole(cl *cell[T], st *waiter) {
 // settled. full then waits, yielding: for running receives only, since a
 // receive expands before it parks.
 //
-// The loads go settled, B, R (roomFor), R. If the tickets settled by the
-// first load cover every receive ticket at the last, no expansion ran
-// between the two loads: B stood still at the end the finished expansions
-// had made, and s was past it.
+// The loads go settled, B, R. If the tickets settled by the first load
+// cover every receive ticket at the last, no expansion ran between the two
+// loads (each would belong to one of those tickets, settled before it
+// ran): B stood still at the end the finished expansions had made, and s
+// was past it.
 func (c *Chan[T]) full(s uint64) bool {
 	for {
 		switch c.fullCheck(s) {
 		case roomYes:
 			return false
 		case roomNo:
+			return true
+		}
+		// After Close, receives past closeAt owe nothing and the send fails
+		// anyway (mayDeliver): do not wait.
+		if c.s.Load()&closedBit != 0 {
 			return true
 		}
 		runtime.Gosched()
@@ -206,24 +212,24 @@ const (
 	roomWait             // an expansion is owed: ask again
 )
 
-// fullCheck is one round of full.
+// fullCheck is one round of full. It repeats roomFor's loads so that one
+// load of R serves both tests: the loads go settled, B, R.
 func (c *Chan[T]) fullCheck(s uint64) room {
 	var settled uint64
 	if c.capacity > 0 {
 		settled = c.settled.Load()
+		if s < c.b.Load() {
+			return roomYes
+		}
 	}
-	if c.roomFor(s) {
+	r := c.r.Load()
+	if s < r+uint64(c.capacity) {
 		return roomYes
 	}
-	// After Close, receives past closeAt owe nothing and the send fails
-	// anyway (mayDeliver): do not wait.
-	if c.capacity == 0 || c.s.Load()&closedBit != 0 {
+	if c.capacity == 0 || r <= settled {
 		return roomNo
 	}
-	if c.r.Load() > settled {
-		return roomWait
-	}
-	return roomNo
+	return roomWait // an expansion is owed (the caller looks at Close first)
 }
 
 // inWindow reports whether cell idx lies inside the buffer: below B, or

@@ -2,6 +2,7 @@ package chans
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/scalable-go/chans/internal/sched"
@@ -89,8 +90,14 @@ func (c *Chan[T]) trySend(v T) error {
 		if sw&closedBit != 0 {
 			return ErrClosed
 		}
-		if c.capacity >= 0 && c.full(sw) {
-			return ErrFull // S ≥ B, S ≥ R + capacity and no expansion owed: nothing written
+		if c.capacity >= 0 {
+			switch c.fullCheck(sw) {
+			case roomNo:
+				return ErrFull // S ≥ B, S ≥ R + capacity and no expansion owed: nothing written
+			case roomWait: // an expansion is owed; the next round looks at Close
+				runtime.Gosched()
+				continue
+			}
 		}
 		seg := c.sendSeg.Load()
 		t := c.s.Add(1) - 1
