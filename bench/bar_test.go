@@ -6,6 +6,9 @@ import "testing"
 // select row to BenchmarkBar.
 var barSelect func(b *testing.B)
 
+// barIdle, when set (by idle_test.go, on Unix), adds the idle row.
+var barIdle func(b *testing.B)
+
 // BenchmarkBar holds every row of issue 6's performance bar, native and chans
 // side by side, so that one run gives the whole table:
 //
@@ -23,6 +26,9 @@ var barSelect func(b *testing.B)
 //     capacity 64, from GOMAXPROCS goroutines.
 //   - select-quit: consumers select over the work channel and an idle quit
 //     channel (when chans has select).
+//   - idle: 1000 goroutines blocked on channels that never become ready; one
+//     op is a millisecond of wall time, and cpu-ns/op the CPU time the whole
+//     process spent in it (Unix only).
 func BenchmarkBar(b *testing.B) {
 	for _, c := range []int{64, 1024} {
 		for _, w := range []int{0, 100} {
@@ -53,5 +59,8 @@ func BenchmarkBar(b *testing.B) {
 	})
 	if barSelect != nil {
 		b.Run("select-quit", barSelect)
+	}
+	if barIdle != nil {
+		b.Run("idle", barIdle)
 	}
 }
