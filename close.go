@@ -113,7 +113,7 @@ func (c *Chan[T]) Len() int {
 		sw := c.s.Load()
 		s := sw & counterMask
 		if sw&closedBit != 0 {
-			s = min(s, c.closeAt.Load())
+			s = min(s, c.closedAt())
 		}
 		if c.capacity < 0 {
 			n = 0
@@ -128,6 +128,19 @@ func (c *Chan[T]) Len() int {
 		}
 	}
 	return n
+}
+
+// closedAt returns closeAt once the closed bit is set. Close stores closeAt
+// just after its OR; in between, S already counts tickets of sends that fail
+// at once without writing their cells, so a caller that would wait for the
+// cells below S must first wait, yielding, for the store.
+func (c *Chan[T]) closedAt() uint64 {
+	for {
+		if ca := c.closeAt.Load(); ca != openMark {
+			return ca
+		}
+		runtime.Gosched()
+	}
 }
 
 // lenTries bounds the rounds Len retries while receives move R.

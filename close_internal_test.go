@@ -64,3 +64,42 @@ func TestLosingCloseKeepsRoomBound(t *testing.T) {
 		}
 	}
 }
+
+// TestLenInsideClose replays a Close that has set S's closed bit but not yet
+// stored closeAt, with a send that took its ticket after the bit: that send
+// fails at once and never writes its cell. A Len that read S in this window
+// took the ticket for a sender on its way and waited for its cell forever
+// (found by TestLinz under chans_smallseg,chans_perturb with the race
+// detector: one Len waited 26 minutes on a capacity-1 channel). Len must
+// bound its walk by closeAt. On the old code some rounds hang, and the test
+// fails by its timeout; Len runs on its own goroutine so that it can read S
+// before the store.
+func TestLenInsideClose(t *testing.T) {
+	rounds := 2000
+	if testing.Short() {
+		rounds = 200
+	}
+	for round := range rounds {
+		c := New[int](1)
+		if round%2 == 1 {
+			if err := c.TrySend(7); err != nil { // one value buffered
+				t.Fatal(err)
+			}
+		}
+		want := round % 2
+		// Close, up to its OR.
+		c.recordRoom()
+		sc := c.s.Or(closedBit) & counterMask
+		// A send after the OR fails without touching its cell.
+		if err := c.Send(1); err != ErrClosed {
+			t.Fatalf("round %d: Send after the OR = %v, want ErrClosed", round, err)
+		}
+		res := make(chan int)
+		go func() { res <- c.Len() }()
+		runtime.Gosched()
+		c.closeAt.Store(sc) // Close goes on
+		if n := <-res; n != want {
+			t.Fatalf("round %d: Len = %d, want %d", round, n, want)
+		}
+	}
+}

@@ -13,7 +13,10 @@
 //   - A cancelled SendContext or RecvContext has no effect. A value handed to a
 //     receiver as its context fired is returned, never dropped.
 //   - Rendezvous (capacity 0): Send returns once a receiver has the value.
-//   - Try operations never fail spuriously, and never block.
+//   - Try operations never fail spuriously, and never park. To give exact
+//     answers they may yield, briefly, to a goroutine that is between its
+//     ticket and its cell, or to a receive's buffer expansion still under
+//     way; never to a parked goroutine.
 //   - Every operation is linearizable; each method's documentation names its
 //     linearization point.
 //
