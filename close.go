@@ -168,9 +168,12 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 			}
 			cl := &seg.cells[i]
 			st := cl.state.Load()
-			for j := 0; st == nil || st == stInBuffer; j++ {
+			for j := 0; st == nil || st == stInBuffer || st == stResuming; j++ {
 				// The sender of this cell has its ticket: wait for it to
 				// write the cell, so that a send that took effect counts.
+				// Likewise for a claimer holding the cell in resuming: a
+				// parked sender counted as buffered must not drop out of
+				// the count while it is being moved into the buffer.
 				if j >= spinPark {
 					runtime.Gosched()
 				}

@@ -103,3 +103,58 @@ func TestLenInsideClose(t *testing.T) {
 		}
 	}
 }
+
+// TestLenCountsSenderBeingClaimed replays a buffer expansion that has
+// claimed a parked sender inside the buffer window and holds its cell in
+// resuming, on its way to buffered. Len counts such a sender as buffered
+// before the claim and after it, so it must count it during the claim too:
+// a Len that skipped the resuming cell reported one value fewer than there
+// were (found by TestLinz under chans_smallseg,chans_perturb at capacity 3:
+// Len → 2 with three values in the channel). Len runs on its own goroutine,
+// since it must wait for the claimer; on the old code some rounds return 0.
+func TestLenCountsSenderBeingClaimed(t *testing.T) {
+	rounds := 500
+	if testing.Short() {
+		rounds = 50
+	}
+	for round := range rounds {
+		c := New[int](1)
+		if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
+			t.Fatal(err)
+		}
+		sent := make(chan error)
+		go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
+		seg := c.sendSeg.Load()
+		cl := &seg.cells[1]
+		for !isWaiter(cl.state.Load()) {
+			runtime.Gosched() // until the sender has registered
+		}
+		// A receive takes ticket 0 and the value in cell 0; its expansion
+		// takes B's ticket 1 and claims the parked sender: wS → resuming.
+		c.r.Add(1)
+		seg.cells[0].elem = 0
+		if b := c.b.Add(1) - 1; b != 1 {
+			t.Fatalf("expansion ticket %d, want 1", b)
+		}
+		w := cl.state.Load()
+		if !cl.state.CompareAndSwap(w, stResuming) {
+			t.Fatal("the parked sender left its cell")
+		}
+		n := make(chan int)
+		go func() { n <- c.Len() }()
+		runtime.Gosched()
+		// The claim completes: resuming → buffered, the sender wakes.
+		cl.state.Store(stBuffered)
+		w.wakeUp(resOK)
+		c.settled.Add(1)
+		if got := <-n; got != 1 {
+			t.Fatalf("round %d: Len = %d while the claimed sender's value was the one value in the channel", round, got)
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+		if v, err := c.TryRecv(); err != nil || v != 2 {
+			t.Fatalf("TryRecv = %v, %v; want 2", v, err)
+		}
+	}
+}
