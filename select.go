@@ -543,6 +543,24 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 					sc.commit(j)
 					return true
 				}
+				if c.capacity > 0 && t < c.s.Load()&counterMask {
+					// The sender of this cell has its ticket, and a full
+					// verdict may already have counted its value as
+					// buffered. A registration here could be killed (by
+					// that sender's claim while this select registers) or
+					// withdrawn (another case won, the context is done), and
+					// the sender would then deliver at a later ticket,
+					// behind sends that came after it. Wait for it instead,
+					// as a receive that may not park does (recvCell): with
+					// t < R it has room, so it writes its cell without
+					// waiting on anyone.
+					for i := 0; cl.state.Load() == st && t < c.closeAt.Load(); i++ {
+						if i >= spinPark {
+							runtime.Gosched()
+						}
+					}
+					continue
+				}
 				rc.w.sel, rc.w.idx, rc.w.wake = &sc.st, int32(j), sc.wake
 				if cl.state.CompareAndSwap(st, rc.w) { // nil|inBuffer → wR (select)
 					rc.seg, rc.i = seg, i

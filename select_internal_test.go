@@ -1,0 +1,79 @@
+package chans
+
+import (
+	"testing"
+	"time"
+)
+
+// TestSelectRecvDoesNotTurnAwayTicketedSender replays the schedule behind the
+// capacity-1 linearizability failure with selects (chans_smallseg,
+// chans_perturb; found by TestLinz once in about 166,000 histories, explained
+// by a reviewer): a TrySend takes ticket 0 and pauses before its cell; a
+// TrySend full verdict counts it as buffered; a select's receive case then
+// registers in cell 0 (whose sender has its ticket), and its expansion gives
+// the buffer a slot that a later Send takes; the paused sender, claiming the
+// registration while the select registers, is killed and restarts. The value
+// sent after the full verdict is then received first.
+//
+// The receive case must instead wait for the sender. On the old code its
+// register call returns at once, having registered; the 100 ms are only the
+// time given to that bug to show itself. On the fixed code the register call
+// cannot return before the paused sender writes its cell, so the test passes
+// however the goroutines are scheduled.
+func TestSelectRecvDoesNotTurnAwayTicketedSender(t *testing.T) {
+	c := New[int](1)
+
+	// TrySend(7): room (S=0 < B=1), ticket 0, pauses before its cell.
+	if c.fullCheck(c.s.Load()) != roomYes {
+		t.Fatal("empty channel: no room")
+	}
+	seg := c.sendSeg.Load()
+	s := c.s.Add(1) - 1
+
+	// TrySend(2000007): full. The paused send took effect at its ticket.
+	if v := c.fullCheck(c.s.Load() & counterMask); v != roomNo {
+		t.Fatalf("second send: verdict %d, want roomNo", v)
+	}
+
+	// Select(OnSend(c, 1000008), OnRecv(c)) registers its receive case first.
+	sc := new(selCall)
+	sc.init()
+	cases := []Case{OnSend(c, 1000008, nil), OnRecv(c, nil)}
+	sc.cases, sc.order = cases, []int{1, 0}
+	sc.st.state.Store(selReg)
+	rc := cases[1].k.(*recvCase[int])
+	done := make(chan bool, 1)
+	go func() { done <- rc.register(sc, 1) }()
+
+	select {
+	case won := <-done:
+		if won {
+			t.Fatalf("receive case completed with %v before the sender of cell 0 wrote it", rc.v)
+		}
+		// The registration sits in cell 0 although its sender has ticket 0,
+		// and its expansion made cell 1 room.
+		if err := c.Send(2000009); err != nil { // ticket 1: buffered at once
+			t.Fatal(err)
+		}
+		out := c.sendBounded(nil, seg, int(s&segMask), s, 7, nil, false)
+		v, err := c.TryRecv()
+		t.Fatalf("select receive registered in cell %d whose sender holds its ticket: the sender's outcome %d "+
+			"(restart = %d), first value received %v (%v); a full verdict counted that sender before 2000009 was sent",
+			s, out, outRestart, v, err)
+	case <-time.After(100 * time.Millisecond):
+		// Fixed: the receive case waits for the sender it cannot turn away.
+	}
+
+	if out := c.sendBounded(nil, seg, int(s&segMask), s, 7, nil, false); out != outOK {
+		t.Fatalf("paused TrySend(7): outcome %d, want outOK", out)
+	}
+	if won := <-done; !won || !rc.ok || rc.v != 7 {
+		t.Fatalf("receive case: won %v, value %v %v; want 7", won, rc.v, rc.ok)
+	}
+	if c.TrySend(2000009) != nil {
+		t.Fatal("TrySend into the emptied channel failed")
+	}
+	if v, err := c.TryRecv(); err != nil || v != 2000009 {
+		t.Fatalf("TryRecv = %v, %v; want 2000009", v, err)
+	}
+}
