@@ -69,7 +69,11 @@ import (
 //
 // Linearization points. A send that delivers without parking takes effect at
 // the fetch-and-add that gave it the ticket of its last attempt (an attempt
-// ends early only in a cell its receiver gave up, and then nobody saw it); a
+// ends early only in a cell its receiver gave up, and then nobody saw it;
+// to keep it so, a TryRecv and a receive whose context fires do not give
+// up a cell whose sender already has its ticket, and on a buffered channel
+// a select's receive case does not register in one: see recvCell, await
+// and recvCase.register); a
 // send that parks takes effect at the claimer's transition to buffered or
 // taken. A receive that gets a value takes effect just after the send it
 // pairs with: at that send's point if the receive's ticket came first,
