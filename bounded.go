@@ -369,11 +369,7 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 					// sender that will write its cell). Full and empty verdicts
 					// elsewhere count it as sent, so it must not be turned away:
 					// wait for it, yielding, without parking.
-					for i := 0; cl.state.Load() == st && r < c.closeAt.Load(); i++ {
-						if i >= spinPark {
-							runtime.Gosched()
-						}
-					}
+					c.awaitSender(cl, st, r)
 					continue
 				}
 				if cl.state.CompareAndSwap(st, stCancelledRecv) { // nil|inBuffer → cancelledRecv (history 4, 7)
@@ -424,6 +420,19 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 			}
 		default:
 			panic("chans: corrupt cell state in receive")
+		}
+	}
+}
+
+// awaitSender waits, yielding after spinPark loads and never parking, for
+// the sender of cell r, which has its ticket, to move the cell on from st,
+// or for Close to show that ticket past closeAt (the send then fails without
+// writing the cell). The caller must not give the cell up meanwhile: full
+// and empty verdicts already count that send.
+func (c *Chan[T]) awaitSender(cl *cell[T], st *waiter, r uint64) {
+	for i := 0; cl.state.Load() == st && r < c.closeAt.Load(); i++ {
+		if i >= spinPark {
+			runtime.Gosched()
 		}
 	}
 }

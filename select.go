@@ -84,7 +84,7 @@ func OnRecv[T any](c *Chan[T], f func(v T, ok bool)) Case {
 	if c == nil {
 		return Case{}
 	}
-	return Case{&recvCase[T]{c: c, f: f, w: &waiter{op: opRecv, isSel: true}}}
+	return Case{&recvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
 }
 
 // OnSend returns a case that sends v on c and passes the outcome to f (nil or
@@ -93,7 +93,7 @@ func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
 	if c == nil {
 		return Case{}
 	}
-	return Case{&sendCase[T]{c: c, v: v, f: f, w: &waiter{op: opSend, isSel: true}}}
+	return Case{&sendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
 }
 
 // Select blocks until one case commits, runs its callback and returns its
@@ -480,21 +480,32 @@ func equal(a, b []uint64) bool {
 
 // recvCase is OnRecv's case.
 type recvCase[T any] struct {
+	caseReg
 	c   *Chan[T]
 	f   func(T, bool)
-	w   *waiter     // this case's registration
 	seg *segment[T] // where w is registered; nil if nowhere
 	i   int
 	v   T
 	ok  bool
-	def bool // deferred: see selfCollide
 }
 
-func (rc *recvCase[T]) waiter() *waiter       { return rc.w }
-func (rc *recvCase[T]) deferred() bool        { return rc.def }
-func (rc *recvCase[T]) setDeferred(d bool)    { rc.def = d }
-func (rc *recvCase[T]) publish(sc *selCall)   { rc.c.selfPending.Store(sc) }
-func (rc *recvCase[T]) unpublish(sc *selCall) { rc.c.selfPending.CompareAndSwap(sc, nil) }
+// caseReg is what the two kinds of case share: the registration and the
+// deferred flag (see selfCollide), with the channel's selfPending slot.
+type caseReg struct {
+	w       *waiter // this case's registration
+	def     bool    // deferred: waits, unregistered, for a kick
+	pending *atomic.Pointer[selCall]
+}
+
+func newCaseReg(op uint8, pending *atomic.Pointer[selCall]) caseReg {
+	return caseReg{w: &waiter{op: op, isSel: true}, pending: pending}
+}
+
+func (r *caseReg) waiter() *waiter       { return r.w }
+func (r *caseReg) deferred() bool        { return r.def }
+func (r *caseReg) setDeferred(d bool)    { r.def = d }
+func (r *caseReg) publish(sc *selCall)   { r.pending.Store(sc) }
+func (r *caseReg) unpublish(sc *selCall) { r.pending.CompareAndSwap(sc, nil) }
 
 func (rc *recvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 	r := rc.c.r.Load()
@@ -554,11 +565,7 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 					// as a receive that may not park does (recvCell): with
 					// t < R it has room, so it writes its cell without
 					// waiting on anyone.
-					for i := 0; cl.state.Load() == st && t < c.closeAt.Load(); i++ {
-						if i >= spinPark {
-							runtime.Gosched()
-						}
-					}
+					c.awaitSender(cl, st, t)
 					continue
 				}
 				rc.w.sel, rc.w.idx, rc.w.wake = &sc.st, int32(j), sc.wake
@@ -658,21 +665,14 @@ func (rc *recvCase[T]) complete() {
 
 // sendCase is OnSend's case.
 type sendCase[T any] struct {
+	caseReg
 	c   *Chan[T]
 	v   T
 	f   func(error)
-	w   *waiter
 	seg *segment[T]
 	i   int
 	err error
-	def bool // deferred: see selfCollide
 }
-
-func (sc *sendCase[T]) waiter() *waiter         { return sc.w }
-func (sc *sendCase[T]) deferred() bool          { return sc.def }
-func (sc *sendCase[T]) setDeferred(d bool)      { sc.def = d }
-func (sc *sendCase[T]) publish(call *selCall)   { sc.c.selfPending.Store(call) }
-func (sc *sendCase[T]) unpublish(call *selCall) { sc.c.selfPending.CompareAndSwap(call, nil) }
 
 // selfCollide handles a case whose ticket met, in cell i of seg, the live
 // registration w of another case of its own select on the same channel: a
