@@ -80,6 +80,27 @@ import (
 // otherwise at its own ticket (receives, like sends, are ordered by ticket).
 // This is why a send whose ticket predates Close may still deliver after the
 // closed bit is set: it took effect before Close.
+//
+// Close and the room. Close takes effect at its OR of the closed bit into
+// S. A send whose ticket predates the OR and which reaches its cell after
+// it delivers only if its ticket is below roomEnd (mayDeliver), a bound on
+// the room that Close reads before its OR: every cell below it was room at
+// the OR, so the send took effect before Close. A send past it fails as if
+// it came after Close. For that to agree with every full verdict (TrySend's
+// ErrFull, a select's send case found not ready, Len counting a parked
+// sender as buffered), each verdict must count as buffered only sends below
+// roomEnd. So Close runs in two steps (close.go):
+//
+//	beginClose   roomEnd: open → closing; then read max(B, R + capacity)
+//	finishClose  OR the closed bit into S (Close's linearization point);
+//	             the winner stores roomEnd: closing → the bound it read
+//
+// A full verdict reads roomEnd after its loads of B and R and stands only
+// if no Close has begun (fullCheck, count): then all its loads came before
+// the bound was read, and the bound covers every send it counted. Otherwise
+// it waits for the OR and reports the channel closed. roomEnd is written
+// once after the OR and readers of it wait for that store (closedRoom), so
+// every send and claimer after Close decides against the same bound.
 var (
 	markers         [8]waiter
 	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
@@ -171,9 +192,11 @@ func (c *Chan[T]) recvPastHole(cl *cell[T], st *waiter) {
 	c.settled.Add(1) // a ticket that owes no expansion (full)
 }
 
-// full reports whether the send with ticket s finds no room, and (for a
-// buffered channel) no buffer expansion is under way or owed, so that the
-// buffer was full at the load of B.
+// full reports whether the send with ticket s finds no room (roomNo), and
+// (for a buffered channel) no buffer expansion is under way or owed, so that
+// the buffer was full at the load of B; or room after all (roomYes); or no
+// room while a Close is under way (roomClosing, returned once Close has
+// taken effect: the send then fails as closed).
 //
 // While an expansion is owed, B lags behind the true end of the buffer: a
 // receive has taken effect, or an expansion has taken a ticket that turned
@@ -190,18 +213,14 @@ func (c *Chan[T]) recvPastHole(cl *cell[T], st *waiter) {
 // loads (each would belong to one of those tickets, settled before it
 // ran): B stood still at the end the finished expansions had made, and s
 // was past it.
-func (c *Chan[T]) full(s uint64) bool {
+func (c *Chan[T]) full(s uint64) room {
 	for {
-		switch c.fullCheck(s) {
-		case roomYes:
-			return false
-		case roomNo:
-			return true
-		}
-		// After Close, receives past closeAt owe nothing and the send fails
-		// anyway (mayDeliver): do not wait.
-		if c.s.Load()&closedBit != 0 {
-			return true
+		switch v := c.fullCheck(s); v {
+		case roomYes, roomNo:
+			return v
+		case roomClosing:
+			c.awaitClosed()
+			return roomClosing
 		}
 		runtime.Gosched()
 	}
@@ -211,13 +230,18 @@ func (c *Chan[T]) full(s uint64) bool {
 type room uint8
 
 const (
-	roomYes  room = iota // the send has room
-	roomNo               // the buffer was full at the load of B
-	roomWait             // an expansion is owed: ask again
+	roomYes     room = iota // the send has room
+	roomNo                  // the buffer was full at the load of B
+	roomWait                // an expansion is owed: ask again
+	roomClosing             // no room, and a Close has begun: the operation fails as closed once Close takes effect
 )
 
 // fullCheck is one round of full. It repeats roomFor's loads so that one
-// load of R serves both tests: the loads go settled, B, R.
+// load of R serves both tests: the loads go settled, B, R, then roomEnd.
+// A verdict of no room stands only if roomEnd still showed no Close begun:
+// then every load came before any Close read the room (beginClose), so the
+// sends this verdict counts as buffered are all below that Close's bound and
+// deliver even if they reach their cells after it.
 func (c *Chan[T]) fullCheck(s uint64) room {
 	var settled uint64
 	if c.capacity > 0 {
@@ -230,10 +254,13 @@ func (c *Chan[T]) fullCheck(s uint64) room {
 	if s < r+uint64(c.capacity) {
 		return roomYes
 	}
+	if c.roomEnd.Load() != openMark {
+		return roomClosing
+	}
 	if c.capacity == 0 || r <= settled {
 		return roomNo
 	}
-	return roomWait // an expansion is owed (the caller looks at Close first)
+	return roomWait // an expansion is owed
 }
 
 // inWindow reports whether cell idx lies inside the buffer: below B, or
@@ -253,7 +280,7 @@ func (c *Chan[T]) inWindow(idx uint64) bool {
 // is still under way, so it may), even though room appeared later: a full
 // channel must not take more values once closed.
 func (c *Chan[T]) mayDeliver(s uint64) bool {
-	return c.s.Load()&closedBit == 0 || s < c.roomEnd.Load()
+	return c.s.Load()&closedBit == 0 || s < c.closedRoom()
 }
 
 // sendBounded runs the sender's side of the cell histories for a buffered or
@@ -294,8 +321,18 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 					if spinLoads(cl, st, spinPark) {
 						continue
 					}
-				} else if !c.full(s) {
-					continue // room after all: an owed expansion came
+				} else {
+					switch c.full(s) {
+					case roomYes:
+						continue // room after all: an owed expansion came
+					case roomClosing:
+						if cl.state.CompareAndSwap(nil, stCancelledSend) { // nil → cancelledSend: the send fails after Close
+							drop(cl)
+							seg.cancelled(true)
+							return outClosed
+						}
+						continue
+					}
 				}
 				if cl.state.CompareAndSwap(nil, stCancelledSend) { // nil → cancelledSend (history 11)
 					drop(cl)

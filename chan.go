@@ -62,9 +62,12 @@ type Chan[T any] struct {
 	// closeAt is the send ticket count at Close (math.MaxUint64 while open):
 	// sends with tickets below it may still deliver, none at or above it do.
 	closeAt atomic.Uint64
-	// roomEnd is a lower bound, read by Close before it took effect, on the
-	// end of the room then: max(B, R + capacity). A send whose ticket came
-	// before Close may still deliver after Close if its ticket is below it.
+	// roomEnd is openMark while no Close has begun, closingMark from the
+	// moment one begins until it takes effect, and then a lower bound, read
+	// by the winning Close before its OR, on the end of the room at the OR:
+	// max(B, R + capacity). A send whose ticket came before Close may still
+	// deliver after Close if its ticket is below it. See bounded.go, "Close
+	// and the room".
 	roomEnd atomic.Uint64
 
 	// selfPending names a parked select that could not register one of its

@@ -1,6 +1,10 @@
 package chans
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/scalable-go/chans/internal/sched"
+)
 
 // Close closes the channel. Later sends fail with ErrClosed; senders parked
 // at Close wake with ErrClosed and their values are never received; values
@@ -8,17 +12,52 @@ import "runtime"
 // closed; receivers parked on the drained channel wake. Close returns
 // ErrClosed if the channel was already closed.
 //
-// Linearization: the atomic OR that sets the closed bit of S. Sends with
-// tickets below the count it returns (closeAt) were already under way; each
-// of them either delivers or, if it would have to wait, fails as if it came
-// after Close.
+// Linearization: the moment the channel is marked closed. A send already
+// under way then either delivers, if it had room before that moment, or
+// fails as if it came after Close; an operation that would have had to
+// report the channel full while Close was under way waits for that moment
+// and reports it closed instead.
 func (c *Chan[T]) Close() error {
+	end := openMark
 	if c.capacity >= 0 && c.s.Load()&closedBit == 0 {
-		c.recordRoom()
+		end = c.beginClose()
 	}
+	sched.Point() // Close has read the room and not yet taken effect
+	return c.finishClose(end)
+}
+
+// closingMark is roomEnd from the moment a Close begins (beginClose) until
+// the winning Close stores the room it read.
+const closingMark = openMark - 1
+
+// beginClose announces a Close of a bounded channel and returns the room it
+// reads after the announcement: max(B, R + capacity), a lower bound on the
+// room at the OR that follows. roomEnd goes open → closing here, once for
+// all Closes; from then on a full verdict does not stand but waits for the
+// OR (fullCheck, Len), so every full verdict given stands before the
+// announcement, where the room it counted was at most the bound read here.
+func (c *Chan[T]) beginClose() uint64 {
+	c.roomEnd.CompareAndSwap(openMark, closingMark) // open → closing: full verdicts wait for the OR
+	sched.Point()
+	end := c.r.Load() + uint64(c.capacity)
+	if c.capacity > 0 {
+		end = max(end, c.b.Load())
+	}
+	return end
+}
+
+// finishClose is Close from its OR on; end is the room its beginClose read
+// (openMark for an unbounded channel, or when S was seen closed already).
+func (c *Chan[T]) finishClose(end uint64) error {
 	old := c.s.Or(closedBit)
 	if old&closedBit != 0 {
 		return ErrClosed
+	}
+	if c.capacity >= 0 {
+		// Only the winner stores, and it stores once: closing → end. Every
+		// reader of roomEnd after the closed bit waits for this store
+		// (closedRoom), so all of them see the same bound.
+		c.roomEnd.Store(end)
 	}
 	sc := old & counterMask
 	c.closeAt.Store(sc)
@@ -42,14 +81,14 @@ func (c *Chan[T]) Close() error {
 	} else {
 		lo = sc // unbounded: no parked senders; receivers from sc on
 	}
-	end := max(c.r.Load(), sc)
-	for seg := start; seg != nil && seg.id<<segShift < end; seg = seg.next.Load() {
+	hi := max(c.r.Load(), sc)
+	for seg := start; seg != nil && seg.id<<segShift < hi; seg = seg.next.Load() {
 		for i := range seg.cells {
 			idx := seg.id<<segShift | uint64(i)
 			if idx < lo {
 				continue
 			}
-			if idx >= end {
+			if idx >= hi {
 				break
 			}
 			st := seg.cells[i].state.Load()
@@ -57,7 +96,7 @@ func (c *Chan[T]) Close() error {
 				continue
 			}
 			if st.op == opSend {
-				if !st.isSel && idx < c.roomEnd.Load() {
+				if !st.isSel && idx < end {
 					continue // inside the buffer at Close: as good as buffered (inWindow); its claimer delivers it
 				}
 				if claim(seg, i, st, stCancelledSend) { // wS → cancelledSend: the send fails after Close
@@ -75,59 +114,79 @@ func (c *Chan[T]) Close() error {
 	return nil
 }
 
-// recordRoom lowers roomEnd to max(B, R + capacity) read now, a lower bound
-// on the room when the winning Close takes effect if read before its OR (so
-// Close reads it only while S is open). It keeps the least bound: a losing
-// Close racing the winner may read R and B after the winner's OR, and its
-// larger bound need not hold at the OR.
-func (c *Chan[T]) recordRoom() {
-	end := c.r.Load() + uint64(c.capacity)
-	if c.capacity > 0 {
-		end = max(end, c.b.Load())
+// closedRoom returns roomEnd once the closed bit is set: the winning Close
+// stores it just after its OR, and a caller that saw the bit waits, yielding,
+// for the store (as closedAt does for closeAt).
+func (c *Chan[T]) closedRoom() uint64 {
+	for {
+		if e := c.roomEnd.Load(); e != closingMark {
+			return e
+		}
+		runtime.Gosched()
 	}
-	for cur := c.roomEnd.Load(); end < cur && !c.roomEnd.CompareAndSwap(cur, end); cur = c.roomEnd.Load() {
+}
+
+// awaitClosed waits, yielding, for a Close that has begun (roomEnd no longer
+// openMark) to set the closed bit.
+func (c *Chan[T]) awaitClosed() {
+	for c.s.Load()&closedBit == 0 {
+		runtime.Gosched()
 	}
 }
 
 // Len returns the number of values buffered in the channel: a count that
 // was true at one instant during the call, and may be stale by the time it
-// returns. A rendezvous channel buffers nothing and always reports 0.
-//
-// Len reads R before and after it counts, and only trusts a count during
-// which R did not move (a double collect: R only grows, so equal reads mean
-// it held that value throughout). For an unbounded channel the count is then
-// S - R at the load of S. For a buffered one Len walks the cells from R and
-// counts values, waiting for senders that have their tickets to write their
-// cells; while R stands still values only arrive, one at a time, so the
-// tally lies between the counts at the start and the end of the walk and
-// equals the count at some instant between. If receives keep moving R for
-// lenTries rounds, Len returns its last tally, which may be off by the
-// values those receives took.
+// returns. A rendezvous channel buffers nothing and always reports 0. If
+// receives complete without pause throughout the call, Len stops retrying
+// after a few rounds, and its count may then be off by the values they took.
 func (c *Chan[T]) Len() int {
 	if c.capacity == 0 {
 		return 0
 	}
+	// Len reads R before and after it counts, and trusts a count during
+	// which R did not move (a double collect: R only grows, so equal reads
+	// mean it held that value throughout). For an unbounded channel the
+	// count is then S - R at the load of S. For a buffered one count walks
+	// the cells from R and counts values, waiting for senders that have
+	// their tickets to write their cells; while R stands still values only
+	// arrive, one at a time, so the tally lies between the counts at the
+	// start and the end of the walk and equals the count at some instant
+	// between. After lenTries rounds in which receives moved R, Len returns
+	// its last tally.
 	n := 0
-	for try := 0; try < lenTries; try++ {
+	for try := 0; try < lenTries; {
 		r := c.r.Load()
-		sw := c.s.Load()
-		s := sw & counterMask
-		if sw&closedBit != 0 {
-			s = min(s, c.closedAt())
-		}
-		if c.capacity < 0 {
-			n = 0
-			if s > r {
-				n = int(s - r) // every send in [R, S) delivers (unbounded.go)
-			}
-		} else {
-			n = c.countValues(r, s)
+		var ok bool
+		if n, ok = c.count(r); !ok {
+			c.awaitClosed() // then count again: the closed bit decides
+			continue
 		}
 		if c.r.Load() == r {
 			break
 		}
+		try++
 	}
 	return n
+}
+
+// count is one round of Len from the receive count r: the values in cells
+// [r, S). It reports false, for a buffered channel, if a Close began during
+// the count without having taken effect when the count read S: a parked
+// sender counted as buffered may then fail at Close's OR (beginClose).
+func (c *Chan[T]) count(r uint64) (int, bool) {
+	sw := c.s.Load()
+	s := sw & counterMask
+	if sw&closedBit != 0 {
+		s = min(s, c.closedAt())
+	}
+	if c.capacity < 0 {
+		if s > r {
+			return int(s - r), true // every send in [R, S) delivers (unbounded.go)
+		}
+		return 0, true
+	}
+	n := c.countValues(r, s)
+	return n, sw&closedBit != 0 || c.roomEnd.Load() == openMark
 }
 
 // closedAt returns closeAt once the closed bit is set. Close stores closeAt

@@ -2,6 +2,7 @@ package chans
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -44,10 +45,9 @@ func TestLosingCloseKeepsRoomBound(t *testing.T) {
 				// Close, returns; either way it cannot take Y's value legally
 			}
 		}
-		// L resumes: it records the room it sees now, then its OR fails.
-		c.recordRoom()
-		if old := c.s.Or(closedBit); old&closedBit == 0 {
-			t.Fatal("the losing Close won")
+		// L resumes: it reads the room it sees now, then its OR fails.
+		if err := c.finishClose(c.beginClose()); err != ErrClosed {
+			t.Fatalf("the losing Close returned %v, want ErrClosed", err)
 		}
 		// Y resumes in its cell.
 		seg := c.cellSeg(&c.sendSeg, yseg, yt, &c.s)
@@ -88,7 +88,7 @@ func TestLenInsideClose(t *testing.T) {
 		}
 		want := round % 2
 		// Close, up to its OR.
-		c.recordRoom()
+		end := c.beginClose()
 		sc := c.s.Or(closedBit) & counterMask
 		// A send after the OR fails without touching its cell.
 		if err := c.Send(1); err != ErrClosed {
@@ -97,7 +97,8 @@ func TestLenInsideClose(t *testing.T) {
 		res := make(chan int)
 		go func() { res <- c.Len() }()
 		runtime.Gosched()
-		c.closeAt.Store(sc) // Close goes on
+		c.roomEnd.Store(end) // Close goes on
+		c.closeAt.Store(sc)
 		if n := <-res; n != want {
 			t.Fatalf("round %d: Len = %d, want %d", round, n, want)
 		}
@@ -156,5 +157,138 @@ func TestLenCountsSenderBeingClaimed(t *testing.T) {
 		if v, err := c.TryRecv(); err != nil || v != 2 {
 			t.Fatalf("TryRecv = %v, %v; want 2", v, err)
 		}
+	}
+}
+
+// TestFullVerdictInsideClose replays a Close that has read the room and not
+// yet taken effect while receives make more room (capacity 2). Close reads
+// R = 0 and B = 2 and pauses; two receives empty the buffer (R = 2, B = 4); a
+// send delivers 10 into cell 2; a TrySend(7) passes its full check, takes
+// ticket 3 and pauses before its cell. A full verdict now would count that
+// send as buffered (S = B = 4), yet once Close takes effect with the room it
+// read (2), the send fails: the verdict would have called a buffer full that
+// held one value. A full verdict given while a Close is under way must wait
+// for it and report the channel closed. The same holds for a TrySend that
+// meets no room in its cell (full), for a select's send case, and for Len
+// (TestLenInsideCloseSkipsDoomedSender).
+func TestFullVerdictInsideClose(t *testing.T) {
+	c := New[int](2)
+	for _, v := range []int{1, 2} {
+		if err := c.TrySend(v); err != nil { // cells 0 and 1: the buffer is full
+			t.Fatal(err)
+		}
+	}
+	end := c.beginClose() // Close reads the room and pauses before its OR
+	if end != 2 {
+		t.Fatalf("Close read room %d, want 2", end)
+	}
+	for _, want := range []int{1, 2} {
+		if v, err := c.TryRecv(); err != nil || v != want {
+			t.Fatalf("TryRecv = %v, %v; want %d", v, err, want)
+		}
+	}
+	if err := c.TrySend(10); err != nil { // cell 2
+		t.Fatal(err)
+	}
+	// TrySend(7): its full check sees room, it takes ticket 3 and pauses.
+	if v := c.fullCheck(c.s.Load()); v != roomYes {
+		t.Fatalf("TrySend(7)'s full check = %d, want room", v)
+	}
+	seg7 := c.sendSeg.Load()
+	t7 := c.s.Add(1) - 1
+
+	// Every full verdict in this window counts the paused send as buffered.
+	verdict := c.fullCheck(c.s.Load())
+	_, ready := (&sendCase[int]{c: c}).snapshot(nil)
+	res99 := make(chan error)
+	go func() { res99 <- c.TrySend(99) }()
+	seg8 := c.sendSeg.Load()
+	t8 := c.s.Add(1) - 1 // a TrySend whose fast check passed, meeting no room in its cell
+	out8 := make(chan outcome)
+	go func() {
+		seg := c.cellSeg(&c.sendSeg, seg8, t8, &c.s)
+		out8 <- c.sendBounded(nil, seg, int(t8&segMask), t8, 8, nil, false)
+	}()
+
+	if err := c.finishClose(end); err != nil { // Close takes effect
+		t.Fatal(err)
+	}
+	seg := c.cellSeg(&c.sendSeg, seg7, t7, &c.s) // TrySend(7) resumes
+	out7 := c.sendBounded(nil, seg, int(t7&segMask), t7, 7, nil, false)
+	err99, o8 := <-res99, <-out8
+	var got []int
+	for {
+		v, err := c.TryRecv()
+		if err != nil {
+			break
+		}
+		got = append(got, v)
+	}
+
+	if len(got) < 2 {
+		// The buffer never held two values after the receives: no full
+		// verdict may have been given.
+		if verdict == roomNo {
+			t.Errorf("full verdict inside Close, but the channel delivered only %v (capacity 2)", got)
+		}
+		if err99 == ErrFull {
+			t.Errorf("TrySend(99) = ErrFull inside Close, but the channel delivered only %v", got)
+		}
+		if o8 == outNoWait {
+			t.Errorf("a TrySend meeting no room in its cell reported full inside Close, but the channel delivered only %v", got)
+		}
+		if !ready {
+			t.Errorf("a select's send case was not ready inside Close (a full verdict), but the channel delivered only %v", got)
+		}
+	}
+	if (out7 == outOK) != slices.Contains(got, 7) {
+		t.Errorf("TrySend(7) outcome %d, received %v", out7, got)
+	}
+	if err99 != ErrClosed || o8 != outClosed {
+		t.Errorf("sends that found no room inside Close: %v and outcome %d, want ErrClosed", err99, o8)
+	}
+}
+
+// TestLenInsideCloseSkipsDoomedSender replays Len inside a Close that has
+// read the room and not yet taken effect (capacity 1). A sender parks in
+// cell 1 on a full buffer; Close reads the room (it ends at 1) and pauses; a
+// receive takes the value in cell 0 and pauses before its buffer expansion,
+// so the parked sender is inside the window R + capacity and Len counts it
+// as buffered. At Close's OR the sender fails (its cell is past the room
+// Close read): a count of 1 would have been true at no instant. A count
+// taken while a Close is under way must be taken again after it.
+func TestLenInsideCloseSkipsDoomedSender(t *testing.T) {
+	c := New[int](1)
+	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
+		t.Fatal(err)
+	}
+	sent := make(chan error)
+	go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
+	seg := c.sendSeg.Load()
+	for !isWaiter(seg.cells[1].state.Load()) {
+		runtime.Gosched() // until the sender has registered
+	}
+	end := c.beginClose()
+	// A receive takes ticket 0 and the value in cell 0, and pauses before
+	// its buffer expansion.
+	c.r.Add(1)
+	seg.cells[0].elem = 0
+	if n, ok := c.count(c.r.Load()); ok && n != 0 {
+		t.Errorf("Len's count inside Close = %d; the parked sender fails at Close", n)
+	}
+	lenRes := make(chan int)
+	go func() { lenRes <- c.Len() }()
+	if err := c.finishClose(end); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-sent; err != ErrClosed {
+		t.Errorf("the parked Send = %v, want ErrClosed", err)
+	}
+	if n := <-lenRes; n != 0 {
+		t.Errorf("Len = %d, want 0", n)
+	}
+	c.expand() // the receive goes on
+	if v, err := c.TryRecv(); err != ErrClosed {
+		t.Errorf("TryRecv = %v, %v; want ErrClosed", v, err)
 	}
 }

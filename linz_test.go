@@ -22,7 +22,8 @@ import (
 // unbounded channels) or the rendezvous pairing check (capacity 0).
 //
 // Sizes: the default run fits CI under -race; -short shrinks it; the
-// environment variable CHANS_LINZ_LONG=1 runs about 100,000 histories.
+// environment variable CHANS_LINZ_LONG=1 runs about 100,000 histories, and
+// CHANS_LINZ_N sets the number of histories per kind.
 // CHANS_LINZ_SEED fixes the base seed of the scripts (the interleavings
 // still vary), CHANS_LINZ_DIR keeps the reports of failures, which
 // otherwise go to t.TempDir() and vanish with it, and CHANS_LINZ_NOLEN=1
@@ -54,6 +55,13 @@ func linzHistories(t *testing.T) (n int, base uint64) {
 		n = 100_000 / len(linzKinds)
 	case testing.Short():
 		n = 100
+	}
+	if s := os.Getenv("CHANS_LINZ_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("CHANS_LINZ_N=%q: want a positive count of histories per kind", s)
+		}
+		n = v
 	}
 	base = 1
 	if s := os.Getenv("CHANS_LINZ_SEED"); s != "" {

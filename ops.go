@@ -94,6 +94,9 @@ func (c *Chan[T]) trySend(v T) error {
 			switch c.fullCheck(sw) {
 			case roomNo:
 				return ErrFull // S ≥ B, S ≥ R + capacity and no expansion owed: nothing written
+			case roomClosing:
+				c.awaitClosed()
+				return ErrClosed // after Close took effect: nothing written
 			case roomWait: // an expansion is owed; the next round looks at Close
 				runtime.Gosched()
 				continue

@@ -713,6 +713,9 @@ func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 	}
 	r := c.r.Load()
 	ready := s&closedBit != 0 || c.capacity < 0 || s < b || s < r+uint64(c.capacity)
+	// A full verdict does not stand once a Close has begun (fullCheck): call
+	// the case ready, and let try find out.
+	ready = ready || c.roomEnd.Load() != openMark
 	return append(dst, s, b, r), ready
 }
 
