@@ -346,18 +346,13 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 				c.spinWhile(cl, nil)
 				continue
 			}
-			own := w
-			if own == nil {
-				own = sendWaiters.Get().(*waiter)
-			}
+			own, pooled := takeWaiter(w, &sendWaiters)
 			if !cl.state.CompareAndSwap(nil, own) { // nil → wS: park until EB or R claims it
-				if w == nil {
-					sendWaiters.Put(own)
-				}
+				putWaiter(own, pooled, &sendWaiters)
 				continue
 			}
 			kickPending(&c.selfPending, nil) // after registering: see select.go, register
-			return c.park(done, seg, i, own, w == nil)
+			return c.park(done, seg, i, own, pooled)
 		case st == stCancelledRecv:
 			drop(cl)
 			return outRestart
@@ -422,19 +417,14 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 					continue
 				}
 			}
-			own := w
-			if own == nil {
-				own = recvWaiters.Get().(*waiter)
-			}
+			own, pooled := takeWaiter(w, &recvWaiters)
 			if !cl.state.CompareAndSwap(st, own) { // nil|inBuffer → wR: park until S claims it
-				if w == nil {
-					recvWaiters.Put(own)
-				}
+				putWaiter(own, pooled, &recvWaiters)
 				continue
 			}
 			kickPending(&c.selfPending, nil) // after registering: see select.go, register
 			c.expand()
-			switch out := c.park(done, seg, i, own, w == nil); out {
+			switch out := c.park(done, seg, i, own, pooled); out {
 			case outOK:
 				v := cl.elem // the sender wrote it before its claim
 				cl.elem = zero
@@ -486,12 +476,10 @@ func (c *Chan[T]) park(done <-chan struct{}, seg *segment[T], i int, own *waiter
 	if out != outOK && send {
 		drop(cl)
 	}
-	if pooled {
-		if send {
-			sendWaiters.Put(own)
-		} else {
-			recvWaiters.Put(own)
-		}
+	if send {
+		putWaiter(own, pooled, &sendWaiters)
+	} else {
+		putWaiter(own, pooled, &recvWaiters)
 	}
 	return out
 }

@@ -26,14 +26,16 @@ var (
 )
 
 // Chan is a FIFO channel of T values. Create one with New; the zero value is
-// not usable. A Chan must not be copied after first use (go vet reports
-// copies). All methods may be called from any goroutine.
-//
-// The layout puts each counter that every operation writes on its own cache
-// line: S (senders and the closed bit), R (receivers) and B (end of the
-// buffer). See doc.go for the algorithm and bounded.go for the cell states.
+// not usable, and its methods panic. A Chan must not be copied after first
+// use (go vet reports copies): share the pointer. All methods may be called
+// from any goroutine.
 type Chan[T any] struct {
 	_ noCopy
+
+	// The layout puts each counter that every operation writes on its own
+	// cache line: S (senders and the closed bit), R (receivers) and B (end of
+	// the buffer). See doc.go for the algorithm and bounded.go for the cell
+	// states.
 
 	_ pad
 	// s counts the send tickets handed out; bit 63 is set by Close.
@@ -110,17 +112,21 @@ func New[T any](capacity int) *Chan[T] {
 // Cap returns the capacity given to New: 0, a positive size, or Unbounded.
 func (c *Chan[T]) Cap() int { return c.capacity }
 
-// Handle returns a new handle on c for one goroutine's hot loop. A Handle owns
-// the waiter its goroutine parks on, so blocking operations through it never
-// touch a pool. It belongs to one goroutine at a time and holds no reference
-// to any segment between operations, so an idle Handle pins no memory.
+// Handle returns a new handle on c for a goroutine that sends or receives
+// in a loop. See Handle.
 func (c *Chan[T]) Handle() *Handle[T] {
+	c.mustBeMade()
 	return &Handle[T]{c: c, ws: newWaiter(opSend), wr: newWaiter(opRecv)}
 }
 
-// Handle is a goroutine-local access path to a Chan. Its methods have the
-// semantics of the Chan methods of the same name. A Handle must be used by one
-// goroutine at a time; it may be handed from one goroutine to another.
+// Handle is an access path to a Chan for a goroutine that sends or receives
+// in a loop. Its methods behave exactly as the Chan methods of the same
+// name. A blocking send or receive through a Handle parks on a waiter the
+// Handle owns rather than one taken from a shared pool. A Handle may be used
+// by several goroutines at once, and is then as good as the Chan itself: an
+// operation that finds the Handle's waiter in use by another goroutine takes
+// one from the pool. An idle Handle holds no memory of the channel beyond
+// the Chan itself. For select, use the Chan (Handle.Chan).
 type Handle[T any] struct {
 	_  noCopy
 	c  *Chan[T]
@@ -136,10 +142,8 @@ func (h *Handle[T]) Chan() *Chan[T] { return h.c }
 // channel) and ErrClosed if the channel is closed first; then v was not
 // delivered and will never be received.
 //
-// Linearization: the fetch-and-add that took the ticket it delivered with, or,
-// if it parked, the moment a receiver or buffer expansion claimed it; for a
-// failed send, the ticket taken after Close, or Close's claim of its parked
-// waiter. See bounded.go.
+// Send takes effect when v enters the channel: when it is buffered, or taken
+// by a receiver. A Send that fails takes effect after Close.
 func (c *Chan[T]) Send(v T) error { return c.send(nil, v, nil) }
 
 // SendContext is Send that gives up when ctx is done. It returns nil, ErrClosed,
@@ -147,25 +151,23 @@ func (c *Chan[T]) Send(v T) error { return c.send(nil, v, nil) }
 // is already done and the send cannot proceed at once, it returns without
 // blocking.
 func (c *Chan[T]) SendContext(ctx context.Context, v T) error {
-	if ctx == nil {
-		panic("chans: nil Context")
-	}
-	return c.send(ctx, v, nil)
+	return c.sendContext(ctx, v, nil)
 }
 
 // TrySend sends v only if that needs no waiting: it returns ErrFull if the
 // buffer is full and (for a rendezvous channel) no receiver waits, ErrClosed if
 // the channel is closed (even if it is also full), and nil once v is
-// delivered. It never fails spuriously.
+// delivered. It never fails spuriously: ErrFull means that the channel was
+// full at one instant during the call.
 func (c *Chan[T]) TrySend(v T) error { return c.trySend(v) }
 
 // Recv receives the next value. It blocks while the channel is empty and open;
 // ok is false once the channel is closed and every value sent before Close has
 // been received.
 //
-// Linearization: just after the send it pairs with (bounded.go); for
-// ok == false, the load of closeAt that showed its ticket past every send of
-// the closed channel.
+// Recv takes effect just after the Send whose value it returns; a Recv that
+// reports the channel closed takes effect after Close, once every value sent
+// before Close has been received.
 func (c *Chan[T]) Recv() (v T, ok bool) {
 	v, err := c.recv(nil, nil)
 	return v, err == nil
@@ -176,24 +178,24 @@ func (c *Chan[T]) Recv() (v T, ok bool) {
 // returns ctx.Err() took nothing. A value handed over at the moment ctx fired
 // is returned with nil rather than dropped.
 func (c *Chan[T]) RecvContext(ctx context.Context) (T, error) {
-	if ctx == nil {
-		panic("chans: nil Context")
-	}
-	return c.recv(ctx, nil)
+	return c.recvContext(ctx, nil)
 }
 
 // TryRecv receives a value only if that needs no waiting. It returns ErrEmpty
 // if nothing is buffered and no sender waits, ErrClosed if the channel is
-// closed and drained. It never fails spuriously, and when the counters already
-// show an empty channel it writes no shared memory.
+// closed and drained. It never fails spuriously: ErrEmpty means that the
+// channel was empty at one instant during the call. When the channel is
+// plainly empty it writes no shared memory, so polling it is cheap.
 func (c *Chan[T]) TryRecv() (T, error) { return c.tryRecv() }
 
 // All returns an iterator that receives values until the channel is closed and
 // drained. Breaking out of the loop takes no value beyond those yielded.
-func (c *Chan[T]) All() iter.Seq[T] {
+func (c *Chan[T]) All() iter.Seq[T] { return all(c.Recv) }
+
+func all[T any](recv func() (T, bool)) iter.Seq[T] {
 	return func(yield func(T) bool) {
 		for {
-			v, ok := c.Recv()
+			v, ok := recv()
 			if !ok || !yield(v) {
 				return
 			}
@@ -206,10 +208,7 @@ func (h *Handle[T]) Send(v T) error { return h.c.send(nil, v, h.ws) }
 
 // SendContext is Chan.SendContext through h.
 func (h *Handle[T]) SendContext(ctx context.Context, v T) error {
-	if ctx == nil {
-		panic("chans: nil Context")
-	}
-	return h.c.send(ctx, v, h.ws)
+	return h.c.sendContext(ctx, v, h.ws)
 }
 
 // TrySend is Chan.TrySend through h.
@@ -223,14 +222,23 @@ func (h *Handle[T]) Recv() (v T, ok bool) {
 
 // RecvContext is Chan.RecvContext through h.
 func (h *Handle[T]) RecvContext(ctx context.Context) (T, error) {
-	if ctx == nil {
-		panic("chans: nil Context")
-	}
-	return h.c.recv(ctx, h.wr)
+	return h.c.recvContext(ctx, h.wr)
 }
 
 // TryRecv is Chan.TryRecv through h.
 func (h *Handle[T]) TryRecv() (T, error) { return h.c.tryRecv() }
+
+// All is Chan.All through h.
+func (h *Handle[T]) All() iter.Seq[T] { return all(h.Recv) }
+
+// Close is Chan.Close.
+func (h *Handle[T]) Close() error { return h.c.Close() }
+
+// Len is Chan.Len.
+func (h *Handle[T]) Len() int { return h.c.Len() }
+
+// Cap is Chan.Cap.
+func (h *Handle[T]) Cap() int { return h.c.Cap() }
 
 // noCopy lets go vet's copylocks check report copies of the struct holding it.
 type noCopy struct{}

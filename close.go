@@ -18,6 +18,7 @@ import (
 // report the channel full while Close was under way waits for that moment
 // and reports it closed instead.
 func (c *Chan[T]) Close() error {
+	c.mustBeMade()
 	end := openMark
 	if c.capacity >= 0 && c.s.Load()&closedBit == 0 {
 		end = c.beginClose()
@@ -130,6 +131,7 @@ func (c *Chan[T]) closedRoom() uint64 {
 // openMark) to set the closed bit.
 func (c *Chan[T]) awaitClosed() {
 	for c.s.Load()&closedBit == 0 {
+		c.mustBeMade() // a zero Chan's roomEnd is 0, as if a Close had begun
 		runtime.Gosched()
 	}
 }
@@ -140,6 +142,7 @@ func (c *Chan[T]) awaitClosed() {
 // receives complete without pause throughout the call, Len stops retrying
 // after a few rounds, and its count may then be off by the values they took.
 func (c *Chan[T]) Len() int {
+	c.mustBeMade()
 	if c.capacity == 0 {
 		return 0
 	}

@@ -2,6 +2,7 @@ package chans
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync/atomic"
 
@@ -21,6 +22,9 @@ const (
 // segment was removed: every cell in it was given up, so the caller's
 // counter is raised past it and the caller takes a new ticket.
 func (c *Chan[T]) cellSeg(root *atomic.Pointer[segment[T]], start *segment[T], t uint64, ctr *atomic.Uint64) *segment[T] {
+	if start == nil {
+		c.mustBeMade()
+	}
 	id := t >> segShift
 	if start.id == id {
 		return start
@@ -46,17 +50,30 @@ func raise(ctr *atomic.Uint64, to uint64) {
 	}
 }
 
-func (c *Chan[T]) send(ctx context.Context, v T, w *waiter) error {
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
-		if err := ctx.Err(); err != nil { // only what needs no waiting
-			if e := c.trySend(v); e != ErrFull {
-				return e
-			}
-			return err
-		}
+// errCancelled is what send and recv return when done was closed while they
+// were parked and they withdrew; the Context methods return ctx.Err() instead.
+var errCancelled = errors.New("chans: cancelled")
+
+// sendContext is SendContext, parking on w if it is not nil.
+func (c *Chan[T]) sendContext(ctx context.Context, v T, w *waiter) error {
+	if ctx == nil {
+		panic("chans: nil Context")
 	}
+	if err := ctx.Err(); err != nil { // only what needs no waiting
+		if e := c.trySend(v); e != ErrFull {
+			return e
+		}
+		return err
+	}
+	if err := c.send(ctx.Done(), v, w); err != errCancelled {
+		return err
+	}
+	return ctx.Err()
+}
+
+// send is Send, giving up when done is closed (never, if done is nil), and
+// parking on w if it is not nil.
+func (c *Chan[T]) send(done <-chan struct{}, v T, w *waiter) error {
 	for {
 		seg := c.sendSeg.Load()
 		t := c.s.Add(1) - 1
@@ -79,7 +96,7 @@ func (c *Chan[T]) send(ctx context.Context, v T, w *waiter) error {
 		case outClosed:
 			return ErrClosed
 		case outCancelled:
-			return ctx.Err()
+			return errCancelled
 		}
 	}
 }
@@ -126,24 +143,35 @@ func (c *Chan[T]) trySend(v T) error {
 	}
 }
 
-func (c *Chan[T]) recv(ctx context.Context, w *waiter) (T, error) {
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
-		if err := ctx.Err(); err != nil {
-			v, e := c.tryRecv()
-			if e == ErrEmpty {
-				e = err
-			}
-			return v, e
-		}
+// recvContext is RecvContext, parking on w if it is not nil.
+func (c *Chan[T]) recvContext(ctx context.Context, w *waiter) (T, error) {
+	if ctx == nil {
+		panic("chans: nil Context")
 	}
+	if err := ctx.Err(); err != nil { // only what needs no waiting
+		v, e := c.tryRecv()
+		if e == ErrEmpty {
+			e = err
+		}
+		return v, e
+	}
+	v, err := c.recv(ctx.Done(), w)
+	if err == errCancelled {
+		err = ctx.Err()
+	}
+	return v, err
+}
+
+// recv is Recv, giving up when done is closed (never, if done is nil), and
+// parking on w if it is not nil.
+func (c *Chan[T]) recv(done <-chan struct{}, w *waiter) (T, error) {
 	var zero T
 	for {
 		seg := c.recvSeg.Load()
 		t := c.r.Add(1) - 1
 		sched.Point()
 		if t >= c.closeAt.Load() {
+			c.mustBeMade() // a zero Chan's closeAt is 0
 			return zero, ErrClosed // before touching any segment: no cell past closeAt is ever used
 		}
 		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
@@ -156,7 +184,7 @@ func (c *Chan[T]) recv(ctx context.Context, w *waiter) (T, error) {
 		case outClosed:
 			return zero, ErrClosed
 		case outCancelled:
-			return zero, ctx.Err()
+			return zero, errCancelled
 		}
 	}
 }
@@ -171,6 +199,7 @@ func (c *Chan[T]) tryRecv() (T, error) {
 			if sw&closedBit != 0 {
 				return zero, ErrClosed
 			}
+			c.mustBeMade() // a zero Chan looks empty
 			return zero, ErrEmpty
 		}
 		if sw&closedBit != 0 && r >= c.closeAt.Load() {
@@ -193,5 +222,15 @@ func (c *Chan[T]) tryRecv() (T, error) {
 			return zero, ErrClosed
 		}
 		// outNoWait or outRestart: look at the counters again.
+	}
+}
+
+// mustBeMade panics if c is a zero Chan rather than one made by New. It is
+// called only on paths that a zero Chan reaches (its segment roots are nil,
+// its closeAt is 0 and its counters look empty), so it costs the fast paths
+// nothing or one load.
+func (c *Chan[T]) mustBeMade() {
+	if c.sendSeg.Load() == nil {
+		panic("chans: use of a zero Chan; make channels with chans.New")
 	}
 }

@@ -84,6 +84,7 @@ func OnRecv[T any](c *Chan[T], f func(v T, ok bool)) Case {
 	if c == nil {
 		return Case{}
 	}
+	c.mustBeMade()
 	return Case{&recvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
 }
 
@@ -93,6 +94,7 @@ func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
 	if c == nil {
 		return Case{}
 	}
+	c.mustBeMade()
 	return Case{&sendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
 }
 
@@ -101,7 +103,7 @@ func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
 // With no non-nil case it blocks forever, like an empty select statement.
 func Select(cases ...Case) int {
 	sc := selCalls.Get().(*selCall)
-	j, _ := sc.run(nil, cases, true)
+	j, _ := sc.run(context.Background(), cases, true)
 	selCalls.Put(sc)
 	return j
 }
@@ -124,7 +126,7 @@ func SelectContext(ctx context.Context, cases ...Case) (int, error) {
 // which no case was ready.
 func TrySelect(cases ...Case) (int, bool) {
 	sc := selCalls.Get().(*selCall)
-	j, _ := sc.run(nil, cases, false)
+	j, _ := sc.run(context.Background(), cases, false)
 	selCalls.Put(sc)
 	return j, j >= 0
 }
@@ -146,7 +148,7 @@ func NewSelector(cases ...Case) *Selector {
 
 // Select is the package's Select over s's cases.
 func (s *Selector) Select() int {
-	j, _ := s.sc.run(nil, s.cases, true)
+	j, _ := s.sc.run(context.Background(), s.cases, true)
 	return j
 }
 
@@ -160,7 +162,7 @@ func (s *Selector) SelectContext(ctx context.Context) (int, error) {
 
 // TrySelect is the package's TrySelect over s's cases.
 func (s *Selector) TrySelect() (int, bool) {
-	j, _ := s.sc.run(nil, s.cases, false)
+	j, _ := s.sc.run(context.Background(), s.cases, false)
 	return j, j >= 0
 }
 
@@ -246,23 +248,19 @@ func (sc *selCall) shuffle(cases []Case) {
 	}
 }
 
+// run is the select over cases; ctx is context.Background() for Select and
+// TrySelect (its Done channel is nil, and its Err is always nil).
 func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, error) {
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
-		if ctx.Err() != nil {
-			block = false
-		}
+	done := ctx.Done()
+	if ctx.Err() != nil {
+		block = false
 	}
 	sc.shuffle(cases)
 	sc.cases = cases
 	defer sc.finish()
 	if len(sc.order) == 0 {
 		if !block {
-			if ctx != nil && ctx.Err() != nil {
-				return -1, ctx.Err()
-			}
-			return -1, nil
+			return -1, ctx.Err()
 		}
 		<-done // nil without a context: blocks forever, as select {} does
 		return -1, ctx.Err()
@@ -294,10 +292,7 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 				sc.snap2, _ = cases[j].k.snapshot(sc.snap2)
 			}
 			if equal(sc.snap, sc.snap2) {
-				if ctx != nil {
-					return -1, ctx.Err()
-				}
-				return -1, nil
+				return -1, ctx.Err()
 			}
 		}
 	}
@@ -332,7 +327,7 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 		// channel where a case of this select was deferred kicked it.
 		// Register the dead and deferred cases again; with a done context,
 		// give up instead.
-		if ctx != nil && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			sc.st.state.Store(selCancelled) // only this goroutine leaves selDirty
 			for _, j := range sc.order {
 				cases[j].k.withdraw()

@@ -42,6 +42,10 @@ type waiter struct {
 	idx  int32
 	sel  *selState
 	wake chan struct{} // capacity 1; a select's cases share their call's
+	// busy is set while a Handle's waiter is taken for one parking
+	// (takeWaiter), so that two goroutines sharing the Handle never park on
+	// it at once.
+	busy atomic.Bool
 }
 
 const (
@@ -65,6 +69,26 @@ var (
 	sendWaiters = sync.Pool{New: func() any { return newWaiter(opSend) }}
 	recvWaiters = sync.Pool{New: func() any { return newWaiter(opRecv) }}
 )
+
+// takeWaiter returns the waiter a plain operation registers to park: h,
+// its Handle's, unless h is nil or another goroutine sharing the Handle is
+// parked on it; then one from pool (pooled true).
+func takeWaiter(h *waiter, pool *sync.Pool) (w *waiter, pooled bool) {
+	if h != nil && h.busy.CompareAndSwap(false, true) { // free → taken by this operation
+		return h, false
+	}
+	return pool.Get().(*waiter), true
+}
+
+// putWaiter gives back a waiter from takeWaiter once its wake token, if any,
+// has been consumed.
+func putWaiter(w *waiter, pooled bool, pool *sync.Pool) {
+	if pooled {
+		pool.Put(w)
+	} else {
+		w.busy.Store(false)
+	}
+}
 
 // selState is the state word a select's registrations share. See select.go
 // for its state machine.

@@ -8,6 +8,7 @@ package bench
 // timer that never fires, both sides select on an idle channel instead.
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -186,13 +187,15 @@ func selectProdCons(b *testing.B, native bool, capacity, localWork int, geometri
 	worker := func(seed int, step func() bool) func() {
 		w := workload.NewWork(localWork, uint64(seed)+1)
 		return func() {
+			var x uint64
 			for step() {
 				if geometric {
 					w.Do()
 				} else {
-					workload.Spin(localWork)
+					x += workload.Spin(localWork)
 				}
 			}
+			runtime.KeepAlive(x)
 		}
 	}
 	for i := range p {

@@ -193,7 +193,7 @@ func (c *Chan[T]) recv(ctx context.Context) (T, error) {
 }
 
 // Send sends v, blocking while there is no room.
-func (c *Chan[T]) Send(v T) error { return c.send(nil, v) }
+func (c *Chan[T]) Send(v T) error { return c.send(context.Background(), v) }
 
 // SendContext is Send that gives up when ctx is done.
 func (c *Chan[T]) SendContext(ctx context.Context, v T) error { return c.send(ctx, v) }
@@ -210,7 +210,7 @@ func (c *Chan[T]) TrySend(v T) error {
 
 // Recv receives the next value; ok is false once closed and drained.
 func (c *Chan[T]) Recv() (T, bool) {
-	v, err := c.recv(nil)
+	v, err := c.recv(context.Background())
 	return v, err == nil
 }
 

@@ -3,6 +3,7 @@ package workload
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -93,13 +94,15 @@ func loopsPerUnit() float64 {
 	calibrateOnce.Do(func() {
 		const n = 200_000
 		best := time.Duration(math.MaxInt64)
+		var x uint64 // kept alive below, so that the loops are not optimised away
 		for range 10 {
 			t := time.Now()
-			Spin(n)
+			x += Spin(n)
 			if d := time.Since(t); d > 0 && d < best {
 				best = d
 			}
 		}
+		runtime.KeepAlive(x)
 		perUnit = float64(n) / float64(best.Nanoseconds())
 	})
 	return perUnit
