@@ -137,9 +137,12 @@ func TestZeroChanPanics(t *testing.T) {
 		"Close":       func(c *chans.Chan[int]) { c.Close() },
 		"Len":         func(c *chans.Chan[int]) { c.Len() },
 		"Handle":      func(c *chans.Chan[int]) { c.Handle() },
-		"All":         func(c *chans.Chan[int]) { for range c.All() {} },
-		"TrySelect":   func(c *chans.Chan[int]) { chans.TrySelect(chans.OnRecv(c, nil)) },
-		"Select":      func(c *chans.Chan[int]) { chans.Select(chans.OnRecv(c, nil)) },
+		"All": func(c *chans.Chan[int]) {
+			for range c.All() {
+			}
+		},
+		"TrySelect": func(c *chans.Chan[int]) { chans.TrySelect(chans.OnRecv(c, nil)) },
+		"Select":    func(c *chans.Chan[int]) { chans.Select(chans.OnRecv(c, nil)) },
 	}
 	for name, op := range ops {
 		t.Run(name, func(t *testing.T) {

@@ -171,7 +171,7 @@ func (c *Chan[T]) recv(done <-chan struct{}, w *waiter) (T, error) {
 		t := c.r.Add(1) - 1
 		sched.Point()
 		if t >= c.closeAt.Load() {
-			c.mustBeMade() // a zero Chan's closeAt is 0
+			c.mustBeMade()         // a zero Chan's closeAt is 0
 			return zero, ErrClosed // before touching any segment: no cell past closeAt is ever used
 		}
 		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
