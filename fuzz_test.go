@@ -261,6 +261,9 @@ func runSequential(k int, data []byte) error {
 				err = fail("iteration ended early")
 			}
 		}
+		if err == nil {
+			err = chans.CheckInvariants(c) // one goroutine: every step ends quiescent
+		}
 		if err != nil {
 			return err
 		}
@@ -278,5 +281,5 @@ func runSequential(k int, data []byte) error {
 	if v, ok := c.Recv(); ok {
 		return fmt.Errorf("drain: Recv got %v after the last value", v)
 	}
-	return nil
+	return chans.CheckInvariants(c)
 }

@@ -156,6 +156,9 @@ func TestLinz(t *testing.T) {
 					cfg.Select = linzSelect(c)
 				}
 				h := linz.Run(cfg, linzErrs, c, linzOps(c))
+				if err := chans.CheckInvariants(c); err != nil {
+					t.Fatalf("seed %d: after the history: %v", seed, err)
+				}
 				ops += len(h)
 				for _, op := range h {
 					if r := op.Output.(linz.Ret); r.Res == linz.OK && op.Input.(linz.Call).Kind != linz.Len {

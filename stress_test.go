@@ -311,6 +311,9 @@ func checkTraffic(t *testing.T, c *chans.Chan[int], log *trafficLog, tr traffic)
 	if n := c.Len(); n != 0 {
 		t.Errorf("Len() after draining = %d, want 0", n)
 	}
+	if err := chans.CheckInvariants(c); err != nil {
+		t.Error(err)
+	}
 	if _, err := c.TryRecv(); err != chans.ErrClosed {
 		t.Errorf("TryRecv after draining: %v, want ErrClosed", err)
 	}

@@ -1,0 +1,170 @@
+package chans
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// CheckInvariants checks, at a quiescent point (no operation on c under
+// way, none parked), the invariants stated at the top of bounded.go, and
+// returns an error that dumps the counters and the cells when one fails.
+// It is built into test binaries only.
+func CheckInvariants[T any](c *Chan[T]) error {
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+
+	sw := c.s.Load()
+	s, closed := sw&counterMask, sw&closedBit != 0
+	r, b, settled := c.r.Load(), c.b.Load(), c.settled.Load()
+	closeAt, roomEnd := c.closeAt.Load(), c.roomEnd.Load()
+
+	// Close's words.
+	switch {
+	case !closed && closeAt != openMark:
+		fail("open, but closeAt = %d", closeAt)
+	case closed && closeAt > s:
+		fail("closeAt %d past S %d", closeAt, s)
+	}
+	if c.capacity >= 0 {
+		switch {
+		case !closed && roomEnd != openMark:
+			fail("open and quiescent, but roomEnd = %#x (a Close is under way?)", roomEnd)
+		case closed && (roomEnd == openMark || roomEnd == closingMark):
+			fail("closed, but roomEnd = %#x was never stored", roomEnd)
+		}
+	}
+
+	// The buffer end: each receive ticket settles once, and takes one
+	// expansion ticket from B, or two where its expansion met a hole that
+	// the hole's own receiver has not reached yet.
+	ahead := 0 // holePaid cells at or past R: paid by an expansion
+	for idx, st := range c.cellStates() {
+		if idx >= r && st == stHolePaid {
+			ahead++
+		}
+	}
+	if c.capacity > 0 && !closed {
+		if settled != r {
+			fail("settled %d != R %d", settled, r)
+		}
+		if want := uint64(c.capacity) + r + uint64(ahead); b != want {
+			fail("B = %d, want capacity + R + paid holes ahead = %d", b, want)
+		}
+	}
+	if c.capacity > 0 && settled > r {
+		fail("settled %d past R %d", settled, r)
+	}
+
+	// Cells.
+	end := s
+	if closed {
+		end = closeAt
+	}
+	values := 0
+	for idx, st := range c.cellStates() {
+		cl := c.cellAt(idx)
+		zero := reflect.ValueOf(&cl.elem).Elem().IsZero()
+		switch {
+		case isWaiter(st) || st == stResuming:
+			fail("cell %d holds a registration or is held in resuming at a quiescent point", idx)
+		case st == stBuffered && idx >= r && idx < end:
+			values++ // a value waiting for its receiver
+		case !zero:
+			fail("cell %d (%s) keeps a value that nobody will receive", idx, stateName(st))
+		}
+		if idx < end && idx < r && (st == nil || st == stInBuffer) {
+			// Every ticket below min(S, R) (below closeAt once closed)
+			// belonged to a sender that wrote its cell.
+			fail("cell %d below S and R is still %s", idx, stateName(st))
+		}
+	}
+	if c.capacity >= 0 && values > max(c.capacity, 0) {
+		fail("%d values buffered, capacity %d", values, c.capacity)
+	}
+	if c.capacity != 0 {
+		if n := c.Len(); n != values {
+			fail("Len = %d, cells hold %d values", n, values)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("chans invariants: %s\n%s", strings.Join(errs, "; "), c.dump())
+}
+
+// cellStates yields the index and state of every cell from the oldest root
+// segment to the tail.
+func (c *Chan[T]) cellStates() func(func(uint64, *waiter) bool) {
+	return func(yield func(uint64, *waiter) bool) {
+		for seg := c.oldestRoot(); seg != nil; seg = seg.next.Load() {
+			for i := range seg.cells {
+				if !yield(seg.id<<segShift|uint64(i), seg.cells[i].state.Load()) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// cellAt returns the cell of index idx, which must be reachable.
+func (c *Chan[T]) cellAt(idx uint64) *cell[T] {
+	for seg := c.oldestRoot(); seg != nil; seg = seg.next.Load() {
+		if seg.id == idx>>segShift {
+			return &seg.cells[idx&segMask]
+		}
+	}
+	panic(fmt.Sprintf("cell %d not reachable", idx))
+}
+
+func (c *Chan[T]) oldestRoot() *segment[T] {
+	m := c.sendSeg.Load()
+	if r := c.recvSeg.Load(); r.id < m.id {
+		m = r
+	}
+	if c.capacity > 0 {
+		if b := c.bufSeg.Load(); b.id < m.id {
+			m = b
+		}
+	}
+	return m
+}
+
+// dump renders the counters and every reachable cell, for failure reports.
+func (c *Chan[T]) dump() string {
+	var sb strings.Builder
+	sw := c.s.Load()
+	fmt.Fprintf(&sb, "capacity %d  S %d (closed %v)  R %d  B %d  settled %d  closeAt %#x  roomEnd %#x\n",
+		c.capacity, sw&counterMask, sw&closedBit != 0, c.r.Load(), c.b.Load(), c.settled.Load(), c.closeAt.Load(), c.roomEnd.Load())
+	for idx, st := range c.cellStates() {
+		fmt.Fprintf(&sb, "  cell %d: %s %v\n", idx, stateName(st), c.cellAt(idx).elem)
+	}
+	return sb.String()
+}
+
+func stateName(st *waiter) string {
+	switch st {
+	case nil:
+		return "nil"
+	case stBuffered:
+		return "buffered"
+	case stInBuffer:
+		return "inBuffer"
+	case stDone:
+		return "done"
+	case stTaken:
+		return "taken"
+	case stCancelledSend:
+		return "cancelledSend"
+	case stCancelledRecv:
+		return "cancelledRecv"
+	case stResuming:
+		return "resuming"
+	case stHolePaid:
+		return "holePaid"
+	}
+	if st.op == opSend {
+		return "wS"
+	}
+	return "wR"
+}
