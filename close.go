@@ -54,6 +54,7 @@ func (c *Chan[T]) finishClose(end uint64) error {
 	if old&closedBit != 0 {
 		return ErrClosed
 	}
+	sched.Point() // Close has taken effect; roomEnd and closeAt are not stored yet
 	if c.capacity >= 0 {
 		// Only the winner stores, and it stores once: closing → end. Every
 		// reader of roomEnd after the closed bit waits for this store
@@ -61,6 +62,7 @@ func (c *Chan[T]) finishClose(end uint64) error {
 		c.roomEnd.Store(end)
 	}
 	sc := old & counterMask
+	sched.Point()
 	c.closeAt.Store(sc)
 
 	// Wake what can no longer complete: parked senders (all have tickets
@@ -96,6 +98,7 @@ func (c *Chan[T]) finishClose(end uint64) error {
 			if !isWaiter(st) {
 				continue
 			}
+			sched.Point() // the walk found a registration and has not claimed it yet
 			if st.op == opSend {
 				if !st.isSel && idx < end {
 					continue // inside the buffer at Close: as good as buffered (inWindow); its claimer delivers it

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/scalable-go/chans/internal/sched"
 )
 
 // Select waits on several channel operations at once and commits exactly one.
@@ -200,7 +202,9 @@ func (sc *selCall) owns(w *waiter) bool {
 // stale (reused by a later call): then the kick costs that call a round.
 func kick(sc *selCall) {
 	for {
-		switch st := sc.st.state.Load(); st {
+		st := sc.st.state.Load()
+		sched.Point()
+		switch st {
 		case selReg:
 			if sc.st.state.CompareAndSwap(selReg, selDirty) {
 				return
@@ -228,6 +232,7 @@ func kickPending(p *atomic.Pointer[selCall], self *selCall) {
 func (sc *selCall) commit(j int) {
 	for {
 		s := sc.st.state.Load() // selReg or selDirty: only this goroutine leaves them
+		sched.Point()
 		if sc.st.state.CompareAndSwap(s, int32(1+j)) {
 			return
 		}
@@ -309,6 +314,7 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 		select {
 		case <-sc.wake:
 		case <-done:
+			sched.Point()
 			if sc.st.state.CompareAndSwap(selWaiting, selCancelled) {
 				for _, j := range sc.order {
 					cases[j].k.withdraw()
@@ -416,6 +422,7 @@ func (sc *selCall) register(cases []Case, done <-chan struct{}) int {
 				return j
 			}
 		}
+		sched.Point()
 		if sc.st.state.CompareAndSwap(selReg, selWaiting) {
 			return -1
 		}
@@ -523,6 +530,7 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 	for {
 		seg := c.recvSeg.Load()
 		t := c.r.Add(1) - 1
+		sched.Point()
 		if t >= c.closeAt.Load() {
 			rc.ok = false
 			sc.commit(j)
@@ -536,6 +544,7 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 	cell:
 		for {
 			st := cl.state.Load()
+			sched.Point()
 			switch {
 			case st == stBuffered:
 				rc.v, rc.ok = cl.elem, true // the receive takes effect here
@@ -601,6 +610,7 @@ func (rc *recvCase[T]) refresh() {
 	}
 	cl := &rc.seg.cells[rc.i]
 	st := cl.state.Load()
+	sched.Point()
 	for st == stResuming { // one load decides: a second could see a new claimer's resuming
 		runtime.Gosched()
 		st = cl.state.Load()
@@ -621,7 +631,9 @@ func (rc *recvCase[T]) withdraw() bool {
 	seg, cl := rc.seg, &rc.seg.cells[rc.i]
 	rc.seg = nil
 	for {
-		switch cl.state.Load() {
+		st := cl.state.Load()
+		sched.Point()
+		switch st {
 		case rc.w:
 			if cl.state.CompareAndSwap(rc.w, stCancelledRecv) { // wR → cancelledRecv
 				seg.cancelled(false)
@@ -728,6 +740,7 @@ func (sc *sendCase[T]) register(call *selCall, j int) bool {
 	for {
 		seg := c.sendSeg.Load()
 		t := c.s.Add(1) - 1
+		sched.Point()
 		if t&closedBit != 0 {
 			sc.err = ErrClosed
 			call.commit(j)
@@ -750,6 +763,7 @@ func (sc *sendCase[T]) register(call *selCall, j int) bool {
 	cell:
 		for {
 			st := cl.state.Load()
+			sched.Point()
 			switch {
 			case st == nil || st == stInBuffer:
 				if st == stInBuffer || c.roomFor(t) {
@@ -809,6 +823,7 @@ func (sc *sendCase[T]) refresh() {
 	}
 	cl := &sc.seg.cells[sc.i]
 	st := cl.state.Load()
+	sched.Point()
 	for st == stResuming {
 		runtime.Gosched()
 		st = cl.state.Load()
@@ -828,7 +843,9 @@ func (sc *sendCase[T]) withdraw() bool {
 	seg, cl := sc.seg, &sc.seg.cells[sc.i]
 	sc.seg = nil
 	for {
-		switch cl.state.Load() {
+		st := cl.state.Load()
+		sched.Point()
+		switch st {
 		case sc.w:
 			if cl.state.CompareAndSwap(sc.w, stCancelledSend) { // wS → cancelledSend
 				seg.cancelled(true)

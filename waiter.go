@@ -3,6 +3,8 @@ package chans
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/scalable-go/chans/internal/sched"
 )
 
 // A waiter is the registration of a parked operation in a cell. A plain
@@ -121,7 +123,9 @@ func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 	if !c.state.CompareAndSwap(w, stResuming) { // w → resuming: shut out the owner's cleanup
 		return false
 	}
+	sched.Point()
 	if selCommit(w) {
+		sched.Point()
 		c.state.Store(next) // resuming → next
 		return true
 	}
@@ -135,6 +139,7 @@ func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 func selCommit(w *waiter) bool {
 	for {
 		st := w.sel.state.Load()
+		sched.Point()
 		if st == selWaiting {
 			if w.sel.state.CompareAndSwap(selWaiting, 1+w.idx) { // the select commits to this case
 				return true
@@ -181,6 +186,7 @@ func failReceiver[T any](s *segment[T], i int, w *waiter) {
 	if !c.state.CompareAndSwap(w, stResuming) { // wR → resuming
 		return
 	}
+	sched.Point()
 	kicked := false
 	wake := w.wake // read while the cell is held: once it is released, w may be registered anew
 	for {
@@ -214,7 +220,9 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 	if !cl.state.CompareAndSwap(w, stResuming) { // wS → resuming
 		return false
 	}
+	sched.Point()
 	closed := !c.mayDeliver(seg.id<<segShift | uint64(i))
+	sched.Point()
 	if w.isSel && !selCommit(w) {
 		kill(seg, i, w)
 		return false
