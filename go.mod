@@ -8,4 +8,7 @@ require (
 	golang.org/x/sys v0.41.0
 )
 
-require github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+)

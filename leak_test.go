@@ -2,70 +2,97 @@ package chans_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/scalable-go/chans"
 )
 
-// settleTime bounds how long checkLeaks waits for goroutines that finished
-// their work to exit. Exiting takes a few milliseconds at worst under -race
-// (subtest goroutines included); the bound only decides when to give up.
-const settleTime = 3 * time.Second
+// leakBound bounds how long a leak check waits for goroutines that have
+// finished their work to exit. Exiting takes a few milliseconds at worst
+// under -race; the bound only decides when to give up and report.
+const leakBound = 3 * time.Second
 
-// checkLeaks fails t if, when t ends, more goroutines run than when
-// checkLeaks was called. Tests that use it must not be parallel.
+// findLeaks reports the goroutines that goleak finds beyond those its
+// options ignore, giving goroutines that are on their way out until
+// leakBound to exit. goleak.Find alone gives them about half a second,
+// which a loaded machine running the race detector can exceed.
+func findLeaks(opts ...goleak.Option) error {
+	deadline := time.Now().Add(leakBound)
+	for {
+		err := goleak.Find(opts...)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+	}
+}
+
+// TestMain fails the test binary if goroutines outlive a passing run,
+// whichever test started them.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if err := findLeaks(); err != nil {
+			fmt.Fprintf(os.Stderr, "goroutine leak after all tests passed: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// checkLeaks fails t if, when t ends, goroutines run that did not run when
+// checkLeaks was called. Goroutines are told apart by identity, not counted,
+// so an unrelated goroutine exiting cannot hide a leaked one. Tests that use
+// it must not be parallel: goroutines of a test running beside them would
+// count as leaked.
 func checkLeaks(t *testing.T) {
 	t.Helper()
-	before := runtime.NumGoroutine()
+	existing := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
 		if t.Failed() {
 			return // a failed test may strand goroutines; one report is enough
 		}
-		if n := settle(before, settleTime); n > before {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Errorf("goroutine leak: %d goroutines before the test, %d after\n%s", before, n, buf)
+		if err := findLeaks(existing); err != nil {
+			t.Errorf("goroutine leak: %v", err)
 		}
 	})
 }
 
-// settle waits until no more than want goroutines remain, or bound has
-// passed, and returns how many remain. It yields at first and then naps, so
-// that a real leak does not burn a core for the whole bound.
-func settle(want int, bound time.Duration) int {
-	deadline := time.Now().Add(bound)
-	n := runtime.NumGoroutine()
-	for i := 0; n > want && time.Now().Before(deadline); i++ {
-		if i < 1000 {
-			runtime.Gosched()
-		} else {
-			time.Sleep(time.Millisecond)
-		}
-		n = runtime.NumGoroutine()
-	}
-	return n
-}
-
-// TestCheckLeaksSeesLeak checks the checker: a goroutine blocked for good is
-// counted, and one that has been released is not.
+// TestCheckLeaksSeesLeak checks the checker: a goroutine parked for good on
+// a Chan is reported even when an unrelated goroutine that ran before the
+// check began exits meanwhile (which a goroutine count would miss), and once
+// released it is not reported.
 func TestCheckLeaksSeesLeak(t *testing.T) {
-	// Let goroutines of earlier tests finish exiting first, so that one of
-	// them leaving cannot hide the goroutine started below.
-	before := runtime.NumGoroutine()
-	for settle(before-1, 50*time.Millisecond) < before {
-		before = runtime.NumGoroutine()
+	unrelated, unrelatedDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(unrelatedDone)
+		<-unrelated
+	}()
+	existing := goleak.IgnoreCurrent()
+
+	c := chans.New[int](0)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Recv()
+	}()
+	close(unrelated)
+	<-unrelatedDone
+	if err := goleak.Find(existing); err == nil {
+		t.Error("a goroutine parked in Recv was not reported")
 	}
-	stuck := make(chan struct{})
-	go func() { <-stuck }()
-	if n := settle(before, 100*time.Millisecond); n <= before {
-		t.Errorf("a blocked goroutine was not counted: %d before, %d after", before, n)
+	if err := c.Send(1); err != nil {
+		t.Fatalf("Send: %v", err)
 	}
-	close(stuck)
-	if n := settle(before, settleTime); n > before {
-		t.Errorf("a released goroutine was counted: %d before, %d after", before, n)
+	<-done
+	if err := findLeaks(existing); err != nil {
+		t.Errorf("a released goroutine was reported: %v", err)
 	}
 }
 
