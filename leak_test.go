@@ -100,8 +100,8 @@ func TestCheckLeaksSeesLeak(t *testing.T) {
 // batching), so that a cleanup attached to it runs when, and only when, it
 // is unreachable.
 type big struct {
-	id  int
-	pad [1 << 10]byte
+	id int
+	_  [1 << 10]byte
 }
 
 // watched returns a new big value and a channel that is closed once the
