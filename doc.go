@@ -1,7 +1,11 @@
-// Package chans provides fast, scalable FIFO channels: rendezvous, buffered and
-// unbounded, with blocking, non-blocking (Try) and cancellable (Context)
-// operations, Close with Go's drain semantics, and Select over several
-// channels.
+// Package chans provides FIFO channels designed to scale with the number of
+// cores: rendezvous, buffered and unbounded, with blocking, non-blocking
+// (Try) and cancellable (Context) operations, Close with Go's drain
+// semantics, and Select over a dynamic list of channels.
+//
+// On one or two cores a Chan is slower than a built-in channel for most
+// message passing; the README's performance section says by how much, and
+// when to choose one over the other.
 //
 // # Guarantees
 //
@@ -14,9 +18,8 @@
 //     receiver as its context fired is returned, never dropped.
 //   - Rendezvous (capacity 0): Send returns once a receiver has the value.
 //   - Try operations never fail spuriously, and never park. To give exact
-//     answers they may yield, briefly, to a goroutine that is between its
-//     ticket and its cell, or to a receive's buffer expansion still under
-//     way; never to a parked goroutine.
+//     answers they may yield, briefly, to another goroutine midway through
+//     an operation on the same channel; never to a parked goroutine.
 //   - Every operation is linearizable; each method's documentation names its
 //     linearization point.
 //
@@ -36,17 +39,22 @@
 //
 // Senders and receivers each take a ticket with one fetch-and-add, on the
 // counters S and R, and meet in the cell of that index in an infinite array
-// emulated by a linked list of fixed-size segments (seed 002, "Faster
-// Channels in Go"; Koval, Alistarh and Elizarov, "Fast and Scalable Channels
-// in Kotlin Coroutines", PPoPP 2023). Only the sender and the receiver of one
-// ticket ever contend on a cell. A buffered channel keeps the end of its
-// buffer in a third counter B, moved by receivers, because cancelled senders
-// leave holes that "R + capacity" would count as room. A party that must
-// wait parks on a waiter registered in its cell; its partner claims the
-// waiter with one compare-and-swap on the cell and wakes it. bounded.go has
-// the table of cell histories; select.go the select protocol.
+// emulated by a linked list of fixed-size segments, the design of "Faster
+// Channels in Go" (Eli Rosenthal) and of Koval, Alistarh and Elizarov, "Fast
+// and Scalable Channels in Kotlin Coroutines" (PPoPP 2023). Only the sender
+// and the receiver of one ticket ever contend on a cell. A buffered channel
+// keeps the end of its buffer in a third counter B, moved by receivers,
+// because cancelled senders leave holes that "R + capacity" would count as
+// room. A party that must wait parks on a waiter registered in its cell; its
+// partner claims the waiter with one compare-and-swap on the cell and wakes
+// it. Select registers in each case's cell and commits through one state
+// word per call, after Koval, Alistarh and Elizarov, "Scalable FIFO Channels
+// for Programming via CSP" (Euro-Par 2019), and Dmitry Vyukov, "Go channels
+// on steroids". bounded.go has the table of cell histories; select.go the
+// select protocol.
 //
-// Operations do not allocate in steady state apart from segments (one per
-// 32 operations, reclaimed by the garbage collector) and waiters, which come
-// from a pool or, through a Handle, are owned by the goroutine.
+// Operations do not allocate in steady state apart from segments, one per
+// 32 messages (about 18 bytes a message for a Chan[int]), reclaimed by the
+// garbage collector, and waiters, which come from a pool or, through a
+// Handle, are kept by the Handle.
 package chans
