@@ -3,6 +3,7 @@ package chans_test
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/scalable-go/chans"
 )
@@ -61,6 +62,34 @@ func ExampleSelect() {
 	// Unordered output:
 	// received hello
 	// send: chans: channel closed
+}
+
+// Select takes its cases as a list, so the channels it waits on can be
+// chosen at run time: here a fan-in over any number of inputs, each dropped
+// from the list once it is closed and drained.
+func ExampleSelect_dynamic() {
+	inputs := make([]*chans.Chan[int], 3)
+	for i := range inputs {
+		inputs[i] = chans.New[int](1)
+		_ = inputs[i].Send(10 * (i + 1))
+		_ = inputs[i].Close()
+	}
+
+	sum, drained := 0, false
+	cases := make([]chans.Case, len(inputs))
+	for i, in := range inputs {
+		cases[i] = chans.OnRecv(in, func(v int, ok bool) {
+			sum += v // v is 0 when ok is false
+			drained = !ok
+		})
+	}
+	for len(cases) > 0 {
+		if j := chans.Select(cases...); drained {
+			cases = slices.Delete(cases, j, j+1)
+		}
+	}
+	fmt.Println("sum:", sum)
+	// Output: sum: 60
 }
 
 // TrySelect never blocks: it reports (-1, false) when no case is ready.
