@@ -53,6 +53,8 @@ type VLine struct {
 // A Panel is one chart. XTicks are where the x axis is labelled (default:
 // every distinct x of the points). With LogX the x axis is base-2
 // logarithmic, which spaces a 1, 2, 4, ... sweep evenly; it needs x > 0.
+// A panel with no point to draw says so across its plot area, in the words
+// of NoData (default "no data"), rather than showing empty axes.
 type Panel struct {
 	Title, Subtitle string
 	XLabel, YLabel  string
@@ -60,6 +62,7 @@ type Panel struct {
 	LogX            bool
 	Series          []Series
 	VLines          []VLine
+	NoData          string
 }
 
 // A Figure is a title, a few lines of notes, and panels laid out in Columns
@@ -246,6 +249,14 @@ func (p *Panel) write(b *bufio.Writer) {
 		for _, q := range pts {
 			marker(b, s.Marker, q[0], q[1], s.Color)
 		}
+	}
+
+	if len(xs) == 0 {
+		msg := p.NoData
+		if msg == "" {
+			msg = "no data"
+		}
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" font-size="13" fill="#b00" text-anchor="middle" dominant-baseline="middle">%s</text>`+"\n", (x0+x1)/2, (y0+y1)/2, esc(msg))
 	}
 
 	// Legend.

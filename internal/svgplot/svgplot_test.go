@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -111,6 +112,26 @@ func TestSinglePanel(t *testing.T) {
 	wellFormed(t, b.Bytes())
 	if !bytes.Contains(b.Bytes(), []byte(`width="624"`)) {
 		t.Errorf("single panel figure is not one column wide: %s", b.Bytes()[:200])
+	}
+}
+
+// TestNoData checks that a panel with nothing to draw says so, in its own
+// words if it has any, and that a panel with data does not.
+func TestNoData(t *testing.T) {
+	f := Figure{Panels: []Panel{
+		{Title: "a"},
+		{Title: "b", NoData: "interrupted <early>", Series: []Series{{Label: "s", Points: []Point{{0, 1, 0, 0}}}}, LogX: true},
+		{Title: "c", NoData: "unseen", Series: []Series{{Label: "s", Points: []Point{{1, 1, 0, 0}}}}},
+	}}
+	var b bytes.Buffer
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	texts := wellFormed(t, b.Bytes())
+	for want, n := range map[string]int{"no data": 1, "interrupted <early>": 1, "unseen": 0} {
+		if got := slices.Index(texts, want); (got >= 0) != (n > 0) {
+			t.Errorf("%q shown: %v, want %v (texts %q)", want, got >= 0, n > 0, texts)
+		}
 	}
 }
 

@@ -43,7 +43,7 @@ type endpoint interface {
 // newChannel makes a channel of the given implementation and capacity (0, k
 // > 0, or -1 for unbounded). Native channels have no unbounded kind: they get
 // a buffer of unboundedBuf elements, which workloads set to the number of
-// messages of the run, as seed 002 does.
+// messages of the run, so that no send ever waits.
 func newChannel(impl string, capacity, unboundedBuf int) (channel, error) {
 	if capacity < -1 {
 		return nil, fmt.Errorf("workload: capacity %d (want 0, a positive size, or -1 for unbounded)", capacity)

@@ -11,8 +11,8 @@ import (
 )
 
 // runSelectQuit is mpmc where every consumer receives through a select over
-// the work channel and its own idle quit channel, the cancellation check of
-// seed 001: producers send 1..n with plain sends (through a Handle each for
+// the work channel and its own idle quit channel, the usual cancellation
+// check: producers send 1..n with plain sends (through a Handle each for
 // chans-handle), consumers select until the work channel is closed and
 // drained. The quit channels are never used. chans.Select takes Chans, so the
 // consumers of chans and chans-handle run the same select.

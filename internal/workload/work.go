@@ -11,8 +11,8 @@ import (
 // Work simulates local computation between channel operations: each call to
 // Do spins for a random number of units, geometrically distributed with the
 // mean given to NewWork, one unit being about a nanosecond of busy loop on the
-// machine at hand (calibrated once per process). This is the "about 100
-// uncontended loop cycles, geometric distribution" of seeds 000 and 001.
+// machine at hand (calibrated once per process). A mean of 100 stands for a
+// short computation between channel operations.
 //
 // A Work belongs to one goroutine: it holds its own PCG generator, so Do
 // writes no shared memory and allocates nothing. The zero value does no work.

@@ -21,9 +21,9 @@ import (
 type Config struct {
 	Workload   string // a name from Workloads()
 	Impl       string // Native, Chans or ChansHandle
-	Cap        int    // 0, 64, 1024, ... or -1 for unbounded (native: a buffer of the whole run, as seed 002 does)
+	Cap        int    // 0, 64, 1024, ... or -1 for unbounded (native: a buffer as large as the whole run)
 	Goroutines int    // producer+consumer goroutines in total; 0 means the workload's default (2*GOMAXPROCS for mpmc)
-	Work       int    // mean local work between operations, in units of ~1 ns busy loop (geometric distribution, as seed 000), 0 = none
+	Work       int    // mean local work between operations, in units of ~1 ns busy loop (geometric distribution), 0 = none
 	Messages   int    // messages to move in this run
 }
 
@@ -51,14 +51,14 @@ type workload struct {
 }
 
 var workloads = []workload{
-	{Info{"mpmc", "P producers and P consumers on one channel (seeds 000, 001, 002); Goroutines splits half and half", true, true, true}, runMPMC},
-	{Info{"mpsc", "P producers and 1 consumer on one channel, the actor pattern (seed 001); Goroutines counts the consumer", true, true, true}, runMPSC},
+	{Info{"mpmc", "producers and consumers on one channel, GOMAXPROCS of each by default (a goroutine count is split half and half)", true, true, true}, runMPMC},
+	{Info{"mpsc", "producers and one consumer on one channel, the actor pattern; GOMAXPROCS producers by default (a goroutine count includes the consumer)", true, true, true}, runMPSC},
 	{Info{"spsc-pair", "one goroutine doing send+receive pairs on a buffered channel (cap > 0 or unbounded)", true, false, true}, runPairs},
 	{Info{"pingpong", "two goroutines bouncing a value over two channels; each one-way hop is one message", true, false, true}, runPingPong},
 	{Info{"tryrecv-empty", "failing non-blocking receives on an empty channel from GOMAXPROCS goroutines; each attempt is one message", true, true, false}, runTryRecvEmpty},
 	{Info{"trysend-full", "failing non-blocking sends on a full channel (cap >= 0) from GOMAXPROCS goroutines; each attempt is one message", true, true, false}, runTrySendFull},
-	{Info{"select-quit", "P producers, P consumers selecting over the work channel and an idle quit channel (seed 001)", true, true, true}, runSelectQuit},
-	{Info{"faa", "the physical floor: GOMAXPROCS goroutines doing only atomic adds on one shared counter; each add is one message; Impl is ignored", false, true, false}, runFAA},
+	{Info{"select-quit", "as mpmc, but each consumer selects over the work channel and an idle quit channel of its own, the usual cancellation check", true, true, true}, runSelectQuit},
+	{Info{"faa", "not a channel: GOMAXPROCS goroutines doing atomic fetch-and-adds on one shared counter, each add one message; the cost of the simplest shared update, for scale (no implementation applies)", false, true, false}, runFAA},
 }
 
 // Workloads returns the workloads, in a stable order.
