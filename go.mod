@@ -11,4 +11,5 @@ require (
 require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/term v0.40.0 // indirect
 )

@@ -78,11 +78,19 @@ const usageHead = `usage: chanbench [flags]
 chanbench measures chans against native Go channels. For each GOMAXPROCS in
 the sweep it runs every selected workload with every implementation and
 capacity, -count times each, and prints a table per workload: the median
-throughput (messages/s) with its 95% confidence interval, ns per message,
-and the ratio of each implementation to native with a Mann-Whitney U test
-p-value (benchmath, as benchstat computes them). Without flags it runs a
+time per operation (ns/op: one message moved, or one attempt or add where
+the workload says so) with its 95% confidence interval, and the ratio of
+each implementation's time to native's with a Mann-Whitney U test p-value
+(benchmath, as benchstat computes them). Ratios are time per operation,
+chans/native: below 1.00x means chans is faster. Without flags it runs a
 representative subset on GOMAXPROCS 1, 2, 4, ... up to the number of CPUs,
 which takes about a minute on a 2-core machine.
+
+The faa workload is not a channel: it times atomic fetch-and-adds on one
+shared counter from GOMAXPROCS goroutines. Its ns/op, shown in every other
+table as "faa ns/op", is the cost of one such add at that GOMAXPROCS: the
+simplest update of shared memory, there to put the channels' times in
+proportion.
 
 NUMA: the CPUs are read from sysfs (one domain outside Linux) and ordered
 domain by domain, so that point p of the sweep stands for the first p CPUs
@@ -91,17 +99,29 @@ spans a new domain is marked with * in the tables and by a dashed line in the
 plot. Without -pin that ordering is what an ideal scheduler would do; with
 -pin every thread of the process is restricted to those CPUs.
 
-Files written to -o (the directory is created):
-  results.txt  raw results in Go benchmark format, for benchstat:
+More GOMAXPROCS than CPUs: with -pin, chanbench refuses a -procs value above
+the number of CPUs the process may use, since pinning cannot then give each
+GOMAXPROCS a CPU of its own. Without -pin such points are run, with a
+warning on stderr and in the tables, as an oversubscribed machine.
+
+Files written to -o (created if need be, and checked before the sweep):
+  results.txt  raw results in Go benchmark format (ns/op, B/op, allocs/op),
+               for benchstat:
                benchstat -col /impl results.txt    (chans against native)
                benchstat -ignore commit old/results.txt new/results.txt
   tables.txt   the tables printed on stdout, headed by the exact command
-  sweep.svg    throughput against GOMAXPROCS, one panel per workload
+  sweep.svg    time per operation against GOMAXPROCS, a panel per workload
+The files are written to a hidden directory inside -o first, and replace the
+previous run's files only once the sweep is complete. An interrupted sweep's
+files go to -o/partial-DATE-TIME instead, never over a complete run, and
+their first lines say that the run was interrupted and which points are
+missing.
 
-Progress goes to stderr when it is a terminal. Ctrl-C stops the sweep,
-prints what it has and writes the files; a second Ctrl-C kills at once.
-Exit status: 0 done, 1 a run or output failed, 2 bad command line,
-130 interrupted.
+Progress goes to stderr: on a terminal, a status line fitted to its width;
+otherwise a line per finished point. Ctrl-C stops the sweep, prints what it
+has and keeps it as partial results; a second Ctrl-C kills at once and
+writes nothing. Exit status: 0 done, 1 a run or output failed, 2 bad command
+line, 130 interrupted.
 
 Flags:
 `
@@ -131,8 +151,8 @@ func parseArgs(args []string) (*options, string, error) {
 	fs.IntVar(&o.count, "count", defaultCount, "repeat each point `n` times; 6 or more give a 95% confidence interval")
 	fs.IntVar(&o.work, "work", defaultWork, "mean local work between operations, in `ns` (geometric), for workloads that use it")
 	fs.IntVar(&o.goroutines, "goroutines", 0, "run `n` goroutines in workloads that take a count; 0: the workload's default,\nsuch as 2*GOMAXPROCS for mpmc")
-	fs.StringVar(&o.out, "o", defaultOut, "output `dir`ectory for results.txt, tables.txt and sweep.svg; \"\" writes none")
-	fs.BoolVar(&o.pin, "pin", false, "pin the process to the sweep's CPUs at each point (Linux: sched_setaffinity on\nevery thread)")
+	fs.StringVar(&o.out, "o", defaultOut, "output `dir`ectory for results.txt, tables.txt and sweep.svg (partial-* for\nan interrupted run); \"\" writes none")
+	fs.BoolVar(&o.pin, "pin", false, "pin the process to the sweep's CPUs at each point (Linux: sched_setaffinity on\nevery thread); refuses -procs above the number of CPUs")
 	fs.StringVar(&o.machine, "machine", "", "`description` of the machine for the results (default: CPUs, NUMA nodes and\nkernel)")
 	fs.StringVar(&o.sysfs, "sysfs", "/sys", "sysfs `root` to read the NUMA topology from (for testing)")
 
@@ -190,16 +210,17 @@ func parseArgs(args []string) (*options, string, error) {
 	return o, usage(), nil
 }
 
-// describe lists the workloads for -h, one per line.
+// describe lists the workloads for -h, each description wrapped to fit 80
+// columns under the flag package's indentation.
 func describe(infos []workload.Info) string {
+	const indent = 17 // "  " + a 14-column name + " "
 	var b strings.Builder
-	for i, w := range infos {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "  %-14s %s", w.Name, w.Doc)
+	for _, w := range infos {
+		pad := strings.Repeat(" ", indent)
+		doc := wrap(pad+w.Doc, 80-8, pad) // flag indents each line by 8
+		fmt.Fprintf(&b, "  %-14s %s", w.Name, doc[indent:])
 	}
-	return b.String()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func splitList(s string) []string {

@@ -6,11 +6,13 @@
 //	go run ./cmd/chanbench -h         # flags
 //	go run ./cmd/chanbench -workloads all -impls all -count 10 -o /tmp/cb
 //
-// It prints a table per workload (median messages/s with a 95% confidence
-// interval, ns per message, the ratio to native with a p-value, and the share
-// of the fetch-and-add floor), and writes to the -o directory the raw results
-// in Go benchmark format (results.txt, for benchstat), the tables
-// (tables.txt) and a plot of the sweep (sweep.svg). See -h for the rest.
+// It prints a table per workload (median time per operation with a 95%
+// confidence interval, the time ratio to native with a p-value, where below
+// 1.00x means chans is faster, and the time of one atomic add for scale),
+// and writes to the -o directory the raw results in Go benchmark format
+// (results.txt, for benchstat), the tables (tables.txt) and a plot of the
+// sweep (sweep.svg): only once the sweep is complete, or, if it is
+// interrupted, to a partial-* directory beside them. See -h for the rest.
 package main
 
 import (
@@ -21,8 +23,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
+	"time"
+
+	"golang.org/x/term"
 
 	"github.com/scalable-go/chans/internal/topology"
 	"github.com/scalable-go/chans/internal/workload"
@@ -75,22 +79,47 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, runne
 		return exitUsage
 	}
 	sw := newSweep(o, topo)
+	over := sw.oversubscribed()
+	if o.pin && len(over) > 0 {
+		fmt.Fprintf(stderr, "chanbench: -pin with GOMAXPROCS %s: more than the %s this process may use, so pinning cannot give each GOMAXPROCS a CPU of its own (drop -pin to measure oversubscription anyway)\n",
+			joinInts(over), plural(topo.NumCPU(), "CPU"))
+		return exitUsage
+	}
+
+	// Check -o before the sweep, not after it.
+	var out *outDir
+	if o.out != "" {
+		if out, err = prepareOut(o.out); err != nil {
+			fmt.Fprintf(stderr, "chanbench: -o %s: %v\n", o.out, err)
+			return exitFail
+		}
+	}
 	e := detectEnv(o, topo)
 
-	var prog *progress
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		prog = newProgress(stderr)
-	}
 	header := sw.header(e)
-	if prog != nil {
+	var prog *progress
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		prog = newLiveProgress(stderr, func() int {
+			w, _, err := term.GetSize(int(f.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		})
 		fmt.Fprint(stderr, header)
+	} else {
+		prog = newPlainProgress(stderr)
+	}
+	if len(over) > 0 {
+		fmt.Fprintf(stderr, "chanbench: warning: GOMAXPROCS %s exceeds the %s; those points time-share CPUs\n",
+			joinInts(over), plural(topo.NumCPU(), "CPU"))
 	}
 	runErr := sw.run(ctx, runner, prog)
 
 	status := exitOK
 	switch {
 	case errors.Is(runErr, errInterrupted):
-		fmt.Fprintln(stderr, "chanbench: interrupted; reporting the runs so far")
+		fmt.Fprintln(stderr, "chanbench: interrupted; reporting the runs so far as partial results")
 		status = exitInterrupted
 	case runErr != nil:
 		fmt.Fprintf(stderr, "chanbench: %v\n", runErr)
@@ -99,40 +128,82 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, runne
 
 	var tables strings.Builder
 	tables.WriteString(header)
+	if sw.interrupted {
+		tables.WriteString(sw.interruptedNote())
+	}
 	tables.WriteString("\n")
 	sw.writeTables(&tables)
 	fmt.Fprint(stdout, tables.String())
 
-	if o.out != "" {
-		if err := sw.writeFiles(o.out, e, tables.String()); err != nil {
+	if out != nil {
+		msg, err := sw.save(out, e, tables.String())
+		if err != nil {
 			fmt.Fprintf(stderr, "chanbench: %v\n", err)
 			if status == exitOK {
 				status = exitFail
 			}
 		} else {
-			fmt.Fprintf(stdout, "\nwrote %s, %s and %s\n",
-				filepath.Join(o.out, "results.txt"), filepath.Join(o.out, "tables.txt"), filepath.Join(o.out, "sweep.svg"))
+			fmt.Fprint(stdout, "\n"+wrap(msg, tableWidth, "  "))
 		}
 	}
 	return status
 }
 
-// header describes the machine and the plan, as the tables' first lines.
+// save writes the run's files through out: into its directory if the sweep
+// is complete, else into a partial directory beside the files of any
+// earlier run. It returns a line that says where they went.
+func (sw *sweep) save(out *outDir, e env, tables string) (string, error) {
+	err := out.write(map[string]func(io.Writer) error{
+		"results.txt": func(w io.Writer) error { return sw.writeResults(w, e) },
+		"tables.txt":  func(w io.Writer) error { _, err := io.WriteString(w, tables); return err },
+		"sweep.svg":   func(w io.Writer) error { return sw.writePlot(w, e) },
+	})
+	if err != nil {
+		out.discard()
+		return "", err
+	}
+	if sw.interrupted {
+		dir, err := out.keepPartial(time.Now())
+		if err != nil {
+			out.discard()
+			return "", err
+		}
+		return fmt.Sprintf("wrote the partial results of this interrupted run (%s) to %s; any earlier complete results in %s are untouched",
+			strings.Join(outFiles, ", "), dir, out.dir), nil
+	}
+	if err := out.commit(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("wrote %s to %s", strings.Join(outFiles, ", "), out.dir), nil
+}
+
+// header describes the machine, the plan and how to read the tables, as
+// their first lines.
 func (sw *sweep) header(e env) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "command: %s\n", commandLine(sw.o.args))
 	fmt.Fprintf(&b, "machine: %s/%s, %s, %s\n", e.goos, e.goarch, e.cpu, e.machine)
 	fmt.Fprintf(&b, "topology: %s\n", sw.topo)
 	fmt.Fprintf(&b, "go: %s, commit %s\n", e.goVersion, e.commit)
-	per := fmt.Sprintf("runs of about %v", sw.o.d)
+	per := fmt.Sprintf("%s of about %v", plural(sw.o.count, "run"), sw.o.d)
 	if sw.o.n > 0 {
-		per = fmt.Sprintf("runs of %d messages", sw.o.n)
+		per = fmt.Sprintf("%s of %s", plural(sw.o.count, "run"), plural(sw.o.n, "message"))
 	}
 	pin := "not pinned"
 	if sw.o.pin {
 		pin = "pinned to the first GOMAXPROCS CPUs in domain order"
 	}
-	fmt.Fprintf(&b, "sweep: GOMAXPROCS %s; %d %s per point; %s\n", joinInts(sw.procs), sw.o.count, per, pin)
+	fmt.Fprintf(&b, "sweep: GOMAXPROCS %s; %s per point; %s\n", joinInts(sw.procs), per, pin)
+	if over := sw.oversubscribed(); len(over) > 0 {
+		fmt.Fprintf(&b, "warning: GOMAXPROCS %s exceeds the %s; those points time-share CPUs\n", joinInts(over), plural(sw.topo.NumCPU(), "CPU"))
+	}
+	b.WriteString(wrap("ns/op: median wall time per operation (one message moved; one attempt or one add where the workload says so), with the 95% confidence interval (CI) of the median.", tableWidth, "  "))
+	if r := sw.ratioNote(); r != "" {
+		b.WriteString(wrap(r, tableWidth, "  "))
+	}
+	if _, ok := sw.floor(); ok {
+		b.WriteString(wrap("faa ns/op: the time of one atomic fetch-and-add on one shared counter at that GOMAXPROCS. It is not a channel: it is the cost of the simplest update of shared memory, shown for scale.", tableWidth, "  "))
+	}
 	return b.String()
 }
 
@@ -142,30 +213,4 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ",")
-}
-
-// writeFiles writes results.txt, tables.txt and sweep.svg into dir.
-func (sw *sweep) writeFiles(dir string, e env, tables string) error {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	write := func(name string, fill func(io.Writer) error) error {
-		path := filepath.Join(dir, name)
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := fill(f); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %v", path, err)
-		}
-		return f.Close()
-	}
-	if err := write("results.txt", func(w io.Writer) error { return sw.writeResults(w, e) }); err != nil {
-		return err
-	}
-	if err := write("tables.txt", func(w io.Writer) error { _, err := io.WriteString(w, tables); return err }); err != nil {
-		return err
-	}
-	return write("sweep.svg", func(w io.Writer) error { return sw.writePlot(w, e) })
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -101,6 +102,7 @@ func TestBadCommandLines(t *testing.T) {
 		{"-sysfs", filepath.Join(fixtures, "two-nodes"), "-pin"},
 		{"extra"},
 		{"-o", dir, "extra"},
+		{"-pin", "-procs", fmt.Sprint(topology.Detect().NumCPU() + 1)},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			f := &fake{}
@@ -127,11 +129,109 @@ func TestHelp(t *testing.T) {
 		if code != exitOK || stderr != "" {
 			t.Errorf("%s: exit %d, stderr %q", arg, code, stderr)
 		}
-		for _, flag := range []string{"-workloads", "-caps", "-procs", "-impls", "-d ", "-n ", "-count", "-work ", "-goroutines", "-o ", "-pin", "-machine", "-sysfs", "benchstat", "results.txt", "sweep.svg", "tables.txt", "NUMA", "mpmc", "faa"} {
+		for _, flag := range []string{"-workloads", "-caps", "-procs", "-impls", "-d ", "-n ", "-count", "-work ", "-goroutines", "-o ", "-pin", "-machine", "-sysfs", "benchstat", "results.txt", "sweep.svg", "tables.txt", "NUMA", "mpmc", "faa",
+			"below 1.00x means chans is faster", "partial-", "refuses", "not a channel", "line per finished point"} {
 			if !strings.Contains(stdout, flag) {
 				t.Errorf("%s: usage lacks %q", arg, flag)
 			}
 		}
+	}
+}
+
+// TestPlainWords checks the help and the output of a sweep of every
+// workload for words that mean something only to the project's authors.
+func TestPlainWords(t *testing.T) {
+	_, help, _ := runFake(t, context.Background(), &fake{}, "-h")
+	_, out, _ := runFake(t, context.Background(), &fake{}, "-workloads", "all", "-impls", "all", "-n", "10", "-count", "1", "-procs", "1", "-o", "")
+	for _, word := range []string{"seed", "issue", " bar", "Impl ", "Goroutines", "floor share", "msgs/s"} {
+		for name, text := range map[string]string{"help": help, "output": out} {
+			if strings.Contains(text, word) {
+				t.Errorf("%s has %q", name, word)
+			}
+		}
+	}
+}
+
+// TestOversubscribed checks that a GOMAXPROCS above the number of CPUs is
+// refused with -pin (see TestBadCommandLines) and warned about without.
+func TestOversubscribed(t *testing.T) {
+	code, stdout, stderr := runFake(t, context.Background(), &fake{},
+		"-sysfs", filepath.Join(fixtures, "two-nodes"), "-procs", "16,17", "-n", "10", "-count", "1", "-workloads", "faa", "-o", "")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	const want = "GOMAXPROCS 17 exceeds the 16 CPUs; those points time-share CPUs"
+	if !strings.Contains(stderr, "chanbench: warning: "+want) || !strings.Contains(stdout, "warning: "+want) {
+		t.Errorf("no warning; stderr %q, stdout:\n%s", stderr, stdout)
+	}
+	code, stdout, stderr = runFake(t, context.Background(), &fake{},
+		"-sysfs", filepath.Join(fixtures, "two-nodes"), "-procs", "16", "-n", "10", "-count", "1", "-workloads", "faa", "-o", "")
+	if code != exitOK || strings.Contains(stdout+stderr, "warning") {
+		t.Errorf("exit %d, a warning at 16 of 16 CPUs: stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	n := topology.Detect().NumCPU()
+	_, _, stderr = runFake(t, context.Background(), &fake{}, "-pin", "-procs", fmt.Sprint(n+1), "-n", "10", "-workloads", "faa", "-o", "")
+	if !strings.Contains(stderr, fmt.Sprintf("-pin with GOMAXPROCS %d: more than the %s", n+1, plural(n, "CPU"))) {
+		t.Errorf("-pin -procs %d: stderr %q", n+1, stderr)
+	}
+}
+
+// TestWideTables checks that tables too wide for tableWidth columns are
+// split, each part repeating the columns that name the rows, and that no
+// column is lost.
+func TestWideTables(t *testing.T) {
+	code, stdout, stderr := runFake(t, context.Background(), &fake{},
+		"-impls", "all", "-workloads", "mpmc,faa", "-caps", "0,unbounded", "-n", "1000", "-count", "6", "-procs", "1,2", "-o", "")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	checkWidth(t, stdout)
+	var heads []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "procs  cap ") {
+			heads = append(heads, line)
+		}
+	}
+	if len(heads) != 2 {
+		t.Fatalf("mpmc in %d parts, want 2:\n%s", len(heads), stdout)
+	}
+	all := strings.Join(heads, " ")
+	for _, col := range []string{"native ns/op", "chans ns/op", "chans-handle ns/op", "chans/native", "chans-handle/native", "faa ns/op"} {
+		if strings.Count(all, col+" ") != 1 && !strings.HasSuffix(all, col) {
+			t.Errorf("column %q not in exactly one part: %q", col, heads)
+		}
+	}
+	for _, h := range heads {
+		if strings.Count(h, "ns/op  CI") != strings.Count(h, "ns/op")-strings.Count(h, "faa ns/op") {
+			t.Errorf("a CI column split from its median: %q", h)
+		}
+	}
+	if !strings.Contains(stdout, "0.70x (p=0.002 n=6)") {
+		t.Errorf("no chans-handle/native ratio:\n%s", stdout)
+	}
+}
+
+func TestTable(t *testing.T) {
+	tb := &table{keys: 1}
+	for _, h := range []string{"k", "a", "a±", "b", "b±", "c"} {
+		tb.add(h, strings.HasSuffix(h, "±"))
+	}
+	tb.rows = [][]string{{"1", "aaaa", "±1", "bbbb", "", "cccc"}, {"22", "a", "±22", "b", "±3", "c"}}
+	var b strings.Builder
+	tb.write(&b, 40)
+	if want := "k   a     a±   b     b±  c\n1   aaaa  ±1   bbbb      cccc\n22  a     ±22  b     ±3  c\n"; b.String() != want {
+		t.Errorf("at 40 columns:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	tb.write(&b, 18)
+	if want := "k   a     a±\n1   aaaa  ±1\n22  a     ±22\n\nk   b     b±  c\n1   bbbb      cccc\n22  b     ±3  c\n"; b.String() != want {
+		t.Errorf("at 18 columns:\n%s\nwant:\n%s", b.String(), want)
+	}
+	if got, want := wrap("  one two three four", 10, "    "), "  one two\n    three\n    four\n"; got != want {
+		t.Errorf("wrap = %q, want %q", got, want)
+	}
+	if got, want := wrap("longwordhere x", 5, ""), "longwordhere\nx\n"; got != want {
+		t.Errorf("wrap = %q, want %q", got, want)
 	}
 }
 
@@ -206,6 +306,17 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// checkWidth fails for a line of out wider than tableWidth, except the
+// command line, which is as long as the command.
+func checkWidth(t *testing.T, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > tableWidth && !strings.HasPrefix(line, "command: ") {
+			t.Errorf("line of %d columns, more than %d:\n%s", n, tableWidth, line)
+		}
+	}
+}
+
 // readResults parses a results file back with benchfmt.
 func readResults(t *testing.T, path string) ([]*benchfmt.Result, benchfmt.UnitMetadataMap) {
 	t.Helper()
@@ -267,7 +378,7 @@ func TestSweep(t *testing.T) {
 	code, stdout, stderr := runFake(t, context.Background(), f,
 		"-sysfs", filepath.Join(fixtures, "two-nodes"), "-procs", "1,8,9", "-n", "1000", "-count", "6",
 		"-workloads", "mpmc,faa", "-caps", "0,unbounded", "-o", dir, "-machine", "test box")
-	if code != exitOK || stderr != "" {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
 	if after := runtime.GOMAXPROCS(0); after != before {
@@ -283,38 +394,51 @@ func TestSweep(t *testing.T) {
 		}
 	}
 
-	// Tables: one per workload, the crossing at 9 marked, chans 1.25 times
-	// native (100 vs 80 ns per message, both stretched by 2.5% at the
-	// median), and floor shares (2.05 ns per add at the median: 2.05/102.5 and 2.05/82).
+	// Stderr, not a terminal: a first line, then one line per point.
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if len(lines) != 1+15 || !strings.Contains(lines[0], "15 points, 90 timed runs") ||
+		!strings.Contains(lines[1], "point 1/15") || !strings.Contains(lines[1], "GOMAXPROCS=1 mpmc impl=native cap=0: 102 ns/op ±2% (6 runs)") ||
+		!strings.Contains(lines[15], "point 15/15") || !strings.Contains(lines[15], "GOMAXPROCS=9 faa: 2.05 ns/op") {
+		t.Errorf("stderr, %d lines:\n%s", len(lines), stderr)
+	}
+
+	// Tables: one per workload, the crossing at 9 marked, chans taking 0.80
+	// of native's time (80 vs 100 ns per message, both stretched by 2.5% at
+	// the median), and faa's time (2.05 ns per add at the median) beside.
 	for _, want := range []string{
 		"mpmc: ", "faa: ", "9*", "* first GOMAXPROCS whose CPUs span another NUMA domain",
-		"native msgs/s", "chans msgs/s", "chans/native", "1.25× (p=0.002 n=6)", "chans/faa",
-		"9.76M", "12.2M", "102", "82.0", "±2%", "2.0%", "2.5%", "488M", "2.05",
+		"native ns/op", "chans ns/op", "chans/native", "0.80x (p=0.002 n=6)", "faa ns/op",
+		"102", "82.0", "±2%", "2.05",
+		"ratios: time per operation, chans/native: below 1.00x means chans is faster",
+		"faa ns/op: the time of one atomic fetch-and-add on one shared counter at that GOMAXPROCS",
 		"topology: 2 NUMA nodes: node0 cpus 0-3,8-11, node1 cpus 4-7,12-15", "test box",
-		"command: chanbench -sysfs",
+		"command: chanbench -sysfs", "6 runs of 1000 messages per point",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("tables lack %q:\n%s", want, stdout)
 		}
 	}
-	if strings.Contains(stdout, "~1.25×") {
-		t.Errorf("a constant 1.25× difference over 6 runs is reported as not significant:\n%s", stdout)
+	for _, bad := range []string{"~0.80x", "1.25x", "msgs/s", "native/faa", "chans/faa", "INTERRUPTED"} {
+		if strings.Contains(stdout, bad) {
+			t.Errorf("tables contain %q:\n%s", bad, stdout)
+		}
 	}
 	tables, err := os.ReadFile(filepath.Join(dir, "tables.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkWidth(t, string(tables))
 	if !strings.HasPrefix(stdout, string(tables)) {
 		t.Errorf("tables.txt differs from stdout:\n%s", tables)
 	}
+	if stage, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*")); len(stage) > 0 {
+		t.Errorf("staging directory left behind: %v", stage)
+	}
 
 	// Results: every run, named for benchstat, with the configuration.
-	res, units := readResults(t, filepath.Join(dir, "results.txt"))
+	res, _ := readResults(t, filepath.Join(dir, "results.txt"))
 	if len(res) != len(f.calls) {
 		t.Errorf("%d results, want %d", len(res), len(f.calls))
-	}
-	if units.GetBetter("msgs/s") != 1 {
-		t.Error("msgs/s is not marked better=higher")
 	}
 	names := map[string]int{}
 	for _, r := range res {
@@ -331,10 +455,13 @@ func TestSweep(t *testing.T) {
 		if got, want := r.GetConfig("gomaxprocs"), strings.TrimPrefix(string(procs[len(procs)-1]), "-"); got != want {
 			t.Errorf("%s: gomaxprocs %s", r.Name, got)
 		}
-		for _, unit := range []string{"sec/op", "msgs/s", "B/op", "allocs/op"} {
+		for _, unit := range []string{"sec/op", "B/op", "allocs/op"} {
 			if _, ok := r.Value(unit); !ok {
 				t.Errorf("%s: no %s", r.Name, unit)
 			}
+		}
+		if _, ok := r.Value("msgs/s"); ok {
+			t.Errorf("%s: msgs/s, whose comparisons read the other way from the tables'", r.Name)
 		}
 		if ns, _ := r.Value("sec/op"); r.Iters != 1000 || ns <= 0 {
 			t.Errorf("%s: %d iterations, %v sec/op", r.Name, r.Iters, ns)
@@ -360,9 +487,15 @@ func TestSweep(t *testing.T) {
 	// Plot: a panel per workload, a line per implementation and capacity,
 	// the crossing marked.
 	text := checkSVG(t, filepath.Join(dir, "sweep.svg"))
-	for _, want := range []string{"mpmc", "faa", "native cap=0", "chans cap=unbounded", "2 NUMA domains", "GOMAXPROCS", "messages/s"} {
+	for _, want := range []string{"mpmc", "faa", "native cap=0", "chans cap=unbounded", "2 NUMA domains", "GOMAXPROCS",
+		"time per operation", "ns/op (lower is faster)", "not a channel"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plot lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"messages/s", "no data", "INTERRUPTED"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("plot has %q", bad)
 		}
 	}
 }
@@ -412,36 +545,115 @@ func TestCalibrated(t *testing.T) {
 }
 
 // TestInterrupt cancels the context in the middle of a sweep: chanbench
-// stops, prints and writes what it has, and exits 130.
+// stops, prints what it has and says which points are missing, keeps it in
+// a partial directory without touching the complete results of an earlier
+// run, and exits 130.
 func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-n", "100", "-count", "2", "-procs", "1,2", "-workloads", "mpmc,mpsc,faa", "-caps", "0", "-o", dir}
+	code, _, stderr := runFake(t, context.Background(), &fake{}, args...)
+	if code != exitOK {
+		t.Fatalf("first run: exit %d, stderr %q", code, stderr)
+	}
+	complete := map[string][]byte{}
+	for _, name := range outFiles {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		complete[name] = b
+	}
+
+	// With -n there are no calibration runs: at GOMAXPROCS 1 mpmc's two
+	// series have their 2 runs each in calls 1-4, mpsc's in calls 5-8
+	// (native, chans, native, chans), then faa. Cancelling at the 7th call
+	// leaves mpsc impl=chans with 1 run of 2, faa with none, and nothing at
+	// GOMAXPROCS 2.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := &fake{after: func(calls int) {
-		if calls == 10 {
+		if calls == 7 {
 			cancel()
 		}
 	}}
-	dir := t.TempDir()
-	code, stdout, stderr := runFake(t, ctx, f, "-n", "100", "-procs", "1,2", "-workloads", "mpmc,mpsc", "-o", dir)
+	code, stdout, stderr := runFake(t, ctx, f, args...)
 	if code != exitInterrupted {
 		t.Errorf("exit %d, want %d", code, exitInterrupted)
 	}
-	if len(f.calls) != 10 {
-		t.Errorf("%d runs after cancelling at the 10th", len(f.calls))
+	if len(f.calls) != 7 {
+		t.Errorf("%d runs after cancelling at the 7th", len(f.calls))
 	}
-	if !strings.Contains(stderr, "interrupted") || !strings.Contains(stdout, "mpmc: ") || !strings.Contains(stdout, "mpsc: ") {
+	if !strings.Contains(stderr, "chanbench: interrupted") || !strings.Contains(stdout, "mpmc: ") || !strings.Contains(stdout, "mpsc: ") {
 		t.Errorf("stderr %q, stdout:\n%s", stderr, stdout)
+	}
+	missing := []string{
+		"INTERRUPTED: this run was stopped before the end; these points are missing:",
+		"  GOMAXPROCS=1: mpsc impl=chans cap=0 (1 of 2 runs), faa",
+		"  GOMAXPROCS=2: all workloads",
+	}
+	for _, want := range missing {
+		if !strings.Contains(stdout, want+"\n") {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 	for _, line := range strings.Split(stdout, "\n") {
 		if strings.HasPrefix(line, "2 ") {
 			t.Errorf("row for GOMAXPROCS 2, which was never reached: %q", line)
 		}
 	}
-	res, _ := readResults(t, filepath.Join(dir, "results.txt"))
-	if len(res) != 10 {
-		t.Errorf("%d results written, want 10", len(res))
+
+	// The complete run's files are untouched; the partial run is beside
+	// them, and says what it is.
+	for _, name := range outFiles {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Equal(b, complete[name]) {
+			t.Errorf("%s of the complete run changed by an interrupted one (err %v)", name, err)
+		}
 	}
-	checkSVG(t, filepath.Join(dir, "sweep.svg"))
+	partial, _ := filepath.Glob(filepath.Join(dir, "partial-*"))
+	if len(partial) != 1 {
+		t.Fatalf("partial directories %v, want one", partial)
+	}
+	if !strings.Contains(strings.ReplaceAll(stdout, "\n  ", " "), "to "+partial[0]+";") {
+		t.Errorf("stdout does not say where the partial results are:\n%s", stdout)
+	}
+	if stage, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*")); len(stage) > 0 {
+		t.Errorf("staging directory left behind: %v", stage)
+	}
+	res, _ := readResults(t, filepath.Join(partial[0], "results.txt"))
+	if len(res) != 7 {
+		t.Errorf("%d results written, want 7", len(res))
+	}
+	raw, err := os.ReadFile(filepath.Join(partial[0], "results.txt"))
+	if err != nil || !strings.Contains(string(raw), "# INTERRUPTED") || !strings.Contains(string(raw), "#   GOMAXPROCS=2: all workloads") {
+		t.Errorf("results.txt does not say it is partial (%v):\n%s", err, raw)
+	}
+	tables, err := os.ReadFile(filepath.Join(partial[0], "tables.txt"))
+	if err != nil || !strings.HasPrefix(stdout, string(tables)) {
+		t.Errorf("partial tables.txt differs from stdout (%v):\n%s", err, tables)
+	}
+	text := checkSVG(t, filepath.Join(partial[0], "sweep.svg"))
+	for _, want := range []string{"INTERRUPTED", "GOMAXPROCS=2: all workloads", "no data: the run was interrupted"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plot lacks %q:\n%s", want, text)
+		}
+	}
+
+	// A second interrupted run gets a directory of its own.
+	f = &fake{after: func(calls int) {
+		if calls == 3 {
+			cancel()
+		}
+	}}
+	ctx, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	cancel = cancel2
+	if code, _, _ := runFake(t, ctx, f, args...); code != exitInterrupted {
+		t.Errorf("second interrupted run: exit %d", code)
+	}
+	if partial, _ := filepath.Glob(filepath.Join(dir, "partial-*")); len(partial) != 2 {
+		t.Errorf("partial directories %v, want two", partial)
+	}
 }
 
 // TestRunFailure checks that a failing series is reported and dropped at
@@ -463,7 +675,8 @@ func TestRunFailure(t *testing.T) {
 	if code != exitFail {
 		t.Errorf("exit %d, want %d", code, exitFail)
 	}
-	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, lost.Error()) {
+	if lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n"); lines[len(lines)-1] != "chanbench: "+lost.Error() ||
+		!strings.Contains(stderr, "GOMAXPROCS=2 mpmc impl=chans cap=0: failed: "+lost.Error()) {
 		t.Errorf("stderr = %q", stderr)
 	}
 	for _, want := range []string{
@@ -494,43 +707,131 @@ func TestRunFailure(t *testing.T) {
 		return nil
 	}}
 	code, stdout, stderr = runFake(t, context.Background(), f, "-n", "100", "-count", "2", "-procs", "1", "-workloads", "select-quit", "-o", "")
-	if code != exitOK || stderr != "" || !strings.Contains(stdout, "note: select-quit impl=chans") {
+	if code != exitOK || strings.Contains(stderr, "chanbench: workload") || !strings.Contains(stdout, "note: select-quit impl=chans") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }
 
+// TestOutputFailure checks that an -o that cannot be created is reported
+// before the sweep, not after it.
 func TestOutputFailure(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runFake(t, context.Background(), &fake{}, "-n", "10", "-count", "1", "-procs", "1", "-workloads", "faa", "-o", filepath.Join(file, "sub"))
-	if code != exitFail || strings.Count(stderr, "\n") != 1 {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+	for _, out := range []string{file, filepath.Join(file, "sub")} {
+		f := &fake{}
+		code, stdout, stderr := runFake(t, context.Background(), f, "-n", "10", "-count", "1", "-procs", "1", "-workloads", "faa", "-o", out)
+		if code != exitFail || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "chanbench: -o "+out+": ") || stdout != "" {
+			t.Errorf("-o %s: exit %d, stderr %q, stdout %q", out, code, stderr, stdout)
+		}
+		if len(f.calls) != 0 {
+			t.Errorf("-o %s: %d runs before the output failure was reported", out, len(f.calls))
+		}
 	}
 }
 
+// TestProgress checks the live status line, which must fit the terminal
+// whatever its width, and the plain form, a line per finished point.
 func TestProgress(t *testing.T) {
 	o, _, err := parseArgs([]string{"-n", "10", "-count", "2", "-procs", "1", "-workloads", "mpsc,faa"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, width := range []int{0, 40, 80, 200} {
+		var b bytes.Buffer
+		p := newLiveProgress(&b, func() int { return width })
+		clock := time.Unix(0, 0)
+		p.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+		sw := newSweep(o, topology.Single([]int{0}))
+		if err := sw.run(context.Background(), (&fake{}).run, p); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.HasSuffix(out, "\r\033[K") {
+			t.Errorf("width %d: progress line not erased at the end: %q", width, out[max(0, len(out)-40):])
+		}
+		limit := width - 1
+		if width <= 0 {
+			limit = defaultWidth - 1
+		}
+		draws := strings.Split(out, "\r\033[K")
+		for _, d := range draws {
+			if n := utf8.RuneCountInString(d); n > limit || strings.Contains(d, "\n") {
+				t.Errorf("width %d: a line of %d columns: %q", width, n, d)
+			}
+		}
+		if width == 200 {
+			for _, want := range []string{"[0/6 runs, ? left] GOMAXPROCS=1 mpsc impl=native cap=1024 calibrating", "[6/6 runs, 0s left]", "(last run: 100 ns/op)", "run 2"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("progress lacks %q:\n%q", want, out)
+				}
+			}
+		}
+	}
+
 	var b bytes.Buffer
-	p := newProgress(&b)
-	clock := time.Unix(0, 0)
-	p.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	p := newPlainProgress(&b)
 	sw := newSweep(o, topology.Single([]int{0}))
 	if err := sw.run(context.Background(), (&fake{}).run, p); err != nil {
 		t.Fatal(err)
 	}
+	want := []string{
+		"chanbench: measuring 3 points, 6 timed runs; a line as each point finishes",
+		"point 1/3", "GOMAXPROCS=1 mpsc impl=native cap=1024: 100 ns/op ±∞ (2 runs)",
+		"point 2/3", "GOMAXPROCS=1 mpsc impl=chans cap=1024: 80.4 ns/op",
+		"point 3/3", "GOMAXPROCS=1 faa: 2.00 ns/op",
+	}
 	out := b.String()
-	for _, want := range []string{"\r\033[K[0/6, ? left] GOMAXPROCS=1 mpsc impl=native cap=1024 calibrating", "[6/6, 0s left]", "(last run: ", " msgs/s)", "run 2"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("progress lacks %q:\n%q", want, out)
+	if strings.Count(out, "\n") != 4 || strings.Contains(out, "\r") || strings.Contains(out, "\033") {
+		t.Errorf("plain progress is not 4 plain lines:\n%q", out)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("plain progress lacks %q:\n%s", w, out)
 		}
 	}
-	if !strings.HasSuffix(out, "\r\033[K") {
-		t.Errorf("progress line not erased at the end: %q", out[max(0, len(out)-40):])
+}
+
+func TestFit(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"abcdef", 4, "abc"},
+		{"abcdef", 7, "abcdef"},
+		{"abcdef", 6, "abcde"},
+		{"±±±±", 3, "±±"},
+		{strings.Repeat("x", 100), 0, strings.Repeat("x", defaultWidth-1)},
+	} {
+		if got := fit(tc.s, tc.width); got != tc.want {
+			t.Errorf("fit(%q, %d) = %q, want %q", tc.s, tc.width, got, tc.want)
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 runs"}, {1, "1 run"}, {2, "2 runs"}} {
+		if got := plural(tc.n, "run"); got != tc.want {
+			t.Errorf("plural(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+	code, stdout, stderr := runFake(t, context.Background(), &fake{},
+		"-sysfs", filepath.Join(fixtures, "two-nodes"), "-procs", "1", "-count", "1", "-n", "1", "-workloads", "faa", "-o", "")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"1 run of 1 message per point", "measuring 1 point, 1 timed run;", "(1 run)"} {
+		if !strings.Contains(stdout+stderr, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, stdout, stderr)
+		}
+	}
+	if e := detectEnv(&options{}, topology.Single([]int{0})); !strings.HasPrefix(e.machine, "1 CPU, ") {
+		t.Errorf("machine = %q, want 1 CPU", e.machine)
 	}
 }
 
@@ -563,14 +864,6 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
-	for _, tc := range []struct {
-		x    float64
-		want string
-	}{{0, "0"}, {5, "5.00"}, {12.34, "12.3"}, {999.4, "999"}, {999.6, "1.00k"}, {1.234e6, "1.23M"}, {456e6, "456M"}} {
-		if got := si(tc.x); got != tc.want {
-			t.Errorf("si(%v) = %s, want %s", tc.x, got, tc.want)
-		}
-	}
 	for _, tc := range []struct {
 		x    float64
 		want string

@@ -48,7 +48,7 @@ func detectEnv(o *options, topo topology.Topology) env {
 		if n := len(topo.Nodes); n > 1 {
 			nodes = fmt.Sprintf("%d NUMA nodes", n)
 		}
-		e.machine = fmt.Sprintf("%d CPUs, %s, %s", topo.NumCPU(), nodes, kernel())
+		e.machine = fmt.Sprintf("%s, %s, %s", plural(topo.NumCPU(), "CPU"), nodes, kernel())
 	}
 	return e
 }
@@ -136,21 +136,22 @@ func commandLine(args []string) string {
 
 // writeResults writes every sample in Go benchmark format, one line per
 // run, with the environment as configuration lines, so that benchstat reads
-// it. A first comment line (which benchmark readers skip) records the
-// command.
+// it. First come comment lines (which benchmark readers skip): the command,
+// and for an interrupted sweep a warning and the missing points. Only time
+// (ns/op) and allocation units are written, so that every comparison
+// benchstat makes of them reads the same way as the tables' ratios: lower
+// is faster.
 func (sw *sweep) writeResults(w io.Writer, e env) error {
 	if _, err := fmt.Fprintf(w, "# %s\n", commandLine(sw.o.args)); err != nil {
 		return err
 	}
-	bw := benchfmt.NewWriter(w)
-	err := bw.Write(&benchfmt.UnitMetadata{
-		UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: "msgs/s", Key: "better"},
-		OrigUnit:        "msgs/s",
-		Value:           "higher",
-	})
-	if err != nil {
-		return err
+	if sw.interrupted {
+		fmt.Fprintln(w, "# INTERRUPTED: this run was stopped before the end; these points are missing:")
+		for _, l := range sw.missing() {
+			fmt.Fprintf(w, "#   %s\n", l)
+		}
 	}
+	bw := benchfmt.NewWriter(w)
 	for _, p := range sw.procs {
 		res := &benchfmt.Result{}
 		for _, kv := range [][2]string{
@@ -175,7 +176,6 @@ func (sw *sweep) writeResults(w io.Writer, e env) error {
 				res.Iters = smp.messages
 				res.Values = []benchfmt.Value{
 					{Value: roundSig(smp.nsPerMsg(), 5), Unit: "ns/op"},
-					{Value: math.Round(smp.msgsPerSec()), Unit: "msgs/s"},
 					{Value: roundSig(smp.bytes, 4), Unit: "B/op"},
 					{Value: roundSig(smp.allocs, 4), Unit: "allocs/op"},
 				}

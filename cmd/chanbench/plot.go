@@ -30,17 +30,25 @@ var capStyles = []struct {
 	{"10 3 2 3", svgplot.Diamond},
 }
 
-// writePlot draws the sweep: a panel per workload with throughput against
-// GOMAXPROCS, a line per implementation and capacity with error bars for the
-// confidence interval of the median, and a dashed line where the sweep
-// first crosses into another NUMA domain.
+// writePlot draws the sweep: a panel per workload with the time per
+// operation against GOMAXPROCS, a line per implementation and capacity with
+// error bars for the confidence interval of the median, and a dashed line
+// where the sweep first crosses into another NUMA domain. The plot of an
+// interrupted sweep says so, and lists the missing points.
 func (sw *sweep) writePlot(w io.Writer, e env) error {
 	fig := svgplot.Figure{
-		Title: "chanbench: throughput against GOMAXPROCS (median, 95% CI)",
+		Title: "chanbench: time per operation against GOMAXPROCS (median, 95% CI; lower is faster)",
 		Notes: []string{
 			fmt.Sprintf("%s · %s · %s/%s · commit %s", e.cpu, e.machine, e.goos, e.goarch, shortCommit(e.commit)),
 			commandLine(sw.o.args),
 		},
+	}
+	if sw.interrupted {
+		fig.Title = "INTERRUPTED, partial results: " + fig.Title
+		fig.Notes = append(fig.Notes, "interrupted: this run was stopped before the end; missing points:")
+		for _, l := range sw.missing() {
+			fig.Notes = append(fig.Notes, "  "+l)
+		}
 	}
 	var xticks []float64
 	for _, p := range sw.procs {
@@ -57,13 +65,19 @@ func (sw *sweep) writePlot(w io.Writer, e env) error {
 		panel := svgplot.Panel{
 			Title:  wl.Name,
 			XLabel: "GOMAXPROCS",
-			YLabel: "messages/s",
+			YLabel: "ns/op (lower is faster)",
 			XTicks: xticks,
 			LogX:   true,
 			VLines: vlines,
 		}
 		if wl.UsesWork {
 			panel.Subtitle = fmt.Sprintf("work=%dns", sw.o.work)
+		}
+		if wl.Name == "faa" {
+			panel.Subtitle = "not a channel: one atomic add on one shared counter, for scale"
+		}
+		if sw.interrupted {
+			panel.NoData = "no data: the run was interrupted before this workload"
 		}
 		var caps []int
 		for _, s := range group {
@@ -87,7 +101,7 @@ func (sw *sweep) writePlot(w io.Writer, e env) error {
 			for _, p := range sw.procs {
 				if stat, ok := sw.stat(point{s, p}); ok {
 					ps.Points = append(ps.Points, svgplot.Point{
-						X: float64(p), Y: stat.thrSum.Center, Lo: stat.thrSum.Lo, Hi: stat.thrSum.Hi,
+						X: float64(p), Y: stat.nsSum.Center, Lo: stat.nsSum.Lo, Hi: stat.nsSum.Hi,
 					})
 				}
 			}

@@ -3,10 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -74,11 +72,10 @@ func (s series) label() string {
 	return l
 }
 
-// A stat summarises the samples of one point.
+// A stat summarises the samples of one point: the time per operation.
 type stat struct {
-	thr    *benchmath.Sample // messages per second
-	thrSum benchmath.Summary
-	nsSum  benchmath.Summary
+	ns    *benchmath.Sample // ns per message, one value per run
+	nsSum benchmath.Summary // its median and the confidence interval of the median
 }
 
 // stat summarises pt, reporting false if it has no samples.
@@ -87,15 +84,23 @@ func (sw *sweep) stat(pt point) (stat, bool) {
 	if len(ss) == 0 {
 		return stat{}, false
 	}
-	thr := make([]float64, len(ss))
 	ns := make([]float64, len(ss))
 	for i, s := range ss {
-		thr[i], ns[i] = s.msgsPerSec(), s.nsPerMsg()
+		ns[i] = s.nsPerMsg()
 	}
-	st := stat{thr: benchmath.NewSample(thr, &benchmath.DefaultThresholds)}
-	st.thrSum = benchmath.AssumeNothing.Summary(st.thr, confidence)
-	st.nsSum = benchmath.AssumeNothing.Summary(benchmath.NewSample(ns, &benchmath.DefaultThresholds), confidence)
+	st := stat{ns: benchmath.NewSample(ns, &benchmath.DefaultThresholds)}
+	st.nsSum = benchmath.AssumeNothing.Summary(st.ns, confidence)
 	return st, true
+}
+
+// summary describes a finished point in a few words, as in "363 ns/op ±6%
+// (6 runs)".
+func (sw *sweep) summary(pt point) string {
+	st, ok := sw.stat(pt)
+	if !ok {
+		return "no runs"
+	}
+	return fmt.Sprintf("%s ns/op ±%s (%s)", nsString(st.nsSum.Center), st.nsSum.PctRangeString(), plural(len(sw.samples[pt]), "run"))
 }
 
 // groups returns the series of each workload, in plan order.
@@ -120,12 +125,39 @@ func (sw *sweep) floor() (series, bool) {
 	return series{}, false
 }
 
+// tableWidth is the width, in columns, that the tables and their notes fit
+// in: a table wider than this is split into several, each repeating the
+// leading columns that name its rows.
+const tableWidth = 100
+
+// baseImpl returns the implementation the others are compared with: the
+// first run, which is native when native was run (parseImpls sorts it
+// first).
+func (sw *sweep) baseImpl() string { return sw.o.impls[0] }
+
+// ratioNote states the direction of the ratios, for the header; "" when
+// there is nothing to compare.
+func (sw *sweep) ratioNote() string {
+	if len(sw.o.impls) < 2 {
+		return ""
+	}
+	base, other := sw.baseImpl(), sw.o.impls[1]
+	also := ""
+	if rest := sw.o.impls[2:]; len(rest) > 0 {
+		also = fmt.Sprintf(" (and likewise %s/%s)", strings.Join(rest, "/"+base+", "), base)
+	}
+	return fmt.Sprintf("ratios: time per operation, %s/%s%s: below 1.00x means %s is faster. "+
+		"p: Mann-Whitney U test over n runs of each; ~ marks a difference that is not significant (p > 0.05).",
+		other, base, also, other)
+}
+
 // writeTables writes one table per workload: a row per GOMAXPROCS and
-// capacity, and for each implementation the median throughput with the
-// half-width of its confidence interval and the median ns per message;
-// then each implementation's ratio to native with the p-value of a
-// Mann-Whitney U test (~ where the difference is not significant), and its
-// share of the fetch-and-add floor at that GOMAXPROCS.
+// capacity with, for each implementation, the median time per operation and
+// the half-width of its confidence interval; then each implementation's
+// time ratio to the base implementation with the p-value of a Mann-Whitney
+// U test (~ where the difference is not significant); and, when the sweep
+// has the faa workload, its time per operation at that GOMAXPROCS, for
+// scale. Tables wider than tableWidth are split.
 func (sw *sweep) writeTables(w io.Writer) {
 	floor, haveFloor := sw.floor()
 	for gi, group := range sw.groups() {
@@ -143,7 +175,7 @@ func (sw *sweep) writeTables(w io.Writer) {
 				impls = append(impls, s.impl)
 			}
 		}
-		fmt.Fprintf(w, "%s: %s\n", wl.Name, wl.Doc)
+		fmt.Fprint(w, wrap(wl.Name+": "+wl.Doc, tableWidth, "  "))
 		var params []string
 		if wl.UsesWork {
 			params = append(params, fmt.Sprintf("work=%dns", sw.o.work))
@@ -159,29 +191,28 @@ func (sw *sweep) writeTables(w io.Writer) {
 			fmt.Fprintf(w, "(%s)\n", strings.Join(params, ", "))
 		}
 
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		hdr := []string{"procs"}
+		t := &table{}
+		t.add("procs", false)
 		if wl.UsesCap {
-			hdr = append(hdr, "cap")
+			t.add("cap", false)
 		}
-		base := impls[0] // native when it was run: parseImpls sorts it first
+		t.keys = len(t.header)
+		base := impls[0]
 		for _, impl := range impls {
 			name := impl
 			if name == "" {
 				name = wl.Name
 			}
-			hdr = append(hdr, name+" msgs/s", "CI", "ns/msg")
+			t.add(name+" ns/op", false)
+			t.add("CI", true)
 		}
 		for _, impl := range impls[1:] {
-			hdr = append(hdr, impl+"/"+base)
+			t.add(impl+"/"+base, false)
 		}
 		showFloor := haveFloor && wl.Name != floor.w.Name
 		if showFloor {
-			for _, impl := range impls {
-				hdr = append(hdr, impl+"/faa")
-			}
+			t.add("faa ns/op", false)
 		}
-		fmt.Fprintln(tw, strings.Join(hdr, "\t"))
 
 		var notes []string
 		crossed := false
@@ -205,13 +236,13 @@ func (sw *sweep) writeTables(w io.Writer) {
 					stats[i], have[i] = sw.stat(pt)
 					anyErr = anyErr || sw.errs[pt] != nil
 					if !have[i] {
-						row = append(row, "-", "", "")
+						row = append(row, "-", "")
 						if err := sw.errs[pt]; err != nil && sw.skipped[pt.s] == nil {
 							notes = append(notes, fmt.Sprintf("GOMAXPROCS=%d %s: %v", p, pt.s.label(), err))
 						}
 						continue
 					}
-					row = append(row, si(stats[i].thrSum.Center), "±"+stats[i].thrSum.PctRangeString(), nsString(stats[i].nsSum.Center))
+					row = append(row, nsString(stats[i].nsSum.Center), "±"+stats[i].nsSum.PctRangeString())
 				}
 				for i := 1; i < len(impls); i++ {
 					if !have[0] || !have[i] {
@@ -221,20 +252,18 @@ func (sw *sweep) writeTables(w io.Writer) {
 					row = append(row, ratioString(stats[i], stats[0]))
 				}
 				if showFloor {
-					for i := range impls {
-						if !have[i] || !haveFst {
-							row = append(row, "-")
-							continue
-						}
-						row = append(row, fmt.Sprintf("%.1f%%", 100*stats[i].thrSum.Center/fst.thrSum.Center))
+					if haveFst {
+						row = append(row, nsString(fst.nsSum.Center))
+					} else {
+						row = append(row, "-")
 					}
 				}
 				if slices.Contains(have, true) || anyErr {
-					fmt.Fprintln(tw, strings.Join(row, "\t"))
+					t.rows = append(t.rows, row)
 				} // else an interrupted sweep never got here
 			}
 		}
-		tw.Flush()
+		t.write(w, tableWidth)
 		if crossed {
 			fmt.Fprintln(w, "* first GOMAXPROCS whose CPUs span another NUMA domain")
 		}
@@ -244,42 +273,73 @@ func (sw *sweep) writeTables(w io.Writer) {
 			}
 		}
 		for _, n := range slices.Compact(notes) {
-			fmt.Fprintf(w, "note: %s\n", n)
+			fmt.Fprint(w, wrap("note: "+n, tableWidth, "  "))
 		}
 	}
 }
 
-// ratioString formats the ratio of a's median throughput to b's, as in
-// "1.22× (p=0.002 n=6)", with a leading "~" where the difference is not
+// missing describes the points of an interrupted sweep that have fewer runs
+// than planned (failed points are reported as notes instead), one line per
+// GOMAXPROCS, in plan order, as in "GOMAXPROCS=1: mpmc impl=chans cap=0 (1
+// of 6 runs), faa". A workload none of whose series ran at a GOMAXPROCS is
+// named alone, and "all workloads" stands for every one of them.
+func (sw *sweep) missing() []string {
+	var lines []string
+	groups := sw.groups()
+	for _, p := range sw.procs {
+		var items []string
+		whole := 0
+		for _, group := range groups {
+			var short []string
+			none := true
+			for _, s := range group {
+				pt := point{s, p}
+				n := len(sw.samples[pt])
+				if n > 0 || sw.errs[pt] != nil {
+					none = false
+				}
+				if n < sw.o.count && sw.errs[pt] == nil {
+					short = append(short, fmt.Sprintf("%s (%d of %s)", s.label(), n, plural(sw.o.count, "run")))
+				}
+			}
+			if none {
+				whole++
+				items = append(items, group[0].w.Name)
+			} else {
+				items = append(items, short...)
+			}
+		}
+		switch {
+		case whole == len(groups):
+			lines = append(lines, fmt.Sprintf("GOMAXPROCS=%d: all workloads", p))
+		case len(items) > 0:
+			lines = append(lines, fmt.Sprintf("GOMAXPROCS=%d: %s", p, strings.Join(items, ", ")))
+		}
+	}
+	return lines
+}
+
+// interruptedNote says that the sweep was cut short and what it lacks, for
+// the top of the tables.
+func (sw *sweep) interruptedNote() string {
+	var b strings.Builder
+	b.WriteString("INTERRUPTED: this run was stopped before the end; these points are missing:\n")
+	for _, l := range sw.missing() {
+		b.WriteString(wrap("  "+l, tableWidth, "    "))
+	}
+	return b.String()
+}
+
+// ratioString formats the ratio of a's median time per operation to b's, as
+// in "0.82x (p=0.002 n=6)", with a leading "~" where the difference is not
 // significant at benchmath's default alpha.
 func ratioString(a, b stat) string {
-	cmp := benchmath.AssumeNothing.Compare(a.thr, b.thr)
-	r := fmt.Sprintf("%.2f× (%s)", a.thrSum.Center/b.thrSum.Center, cmp)
+	cmp := benchmath.AssumeNothing.Compare(a.ns, b.ns)
+	r := fmt.Sprintf("%.2fx (%s)", a.nsSum.Center/b.nsSum.Center, cmp)
 	if cmp.P > cmp.Alpha {
 		r = "~" + r
 	}
 	return r
-}
-
-// si formats x with three significant digits and an SI suffix, as in
-// "12.3M".
-func si(x float64) string {
-	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
-		return fmt.Sprint(x)
-	}
-	suffix := []string{"", "k", "M", "G", "T", "P"}
-	i := 0
-	for math.Abs(x) >= 999.5 && i < len(suffix)-1 {
-		x /= 1000
-		i++
-	}
-	switch {
-	case math.Abs(x) >= 99.95:
-		return fmt.Sprintf("%.0f%s", x, suffix[i])
-	case math.Abs(x) >= 9.995:
-		return fmt.Sprintf("%.1f%s", x, suffix[i])
-	}
-	return fmt.Sprintf("%.2f%s", x, suffix[i])
 }
 
 // nsString formats nanoseconds with at least three significant digits.

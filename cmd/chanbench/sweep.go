@@ -35,8 +35,7 @@ type sample struct {
 	allocs   float64 // allocations per message
 }
 
-func (s sample) nsPerMsg() float64   { return float64(s.elapsed.Nanoseconds()) / float64(s.messages) }
-func (s sample) msgsPerSec() float64 { return float64(s.messages) / s.elapsed.Seconds() }
+func (s sample) nsPerMsg() float64 { return float64(s.elapsed.Nanoseconds()) / float64(s.messages) }
 
 // runFunc runs one workload; workload.Run in production, a fake in tests.
 type runFunc func(workload.Config) (workload.Result, error)
@@ -45,14 +44,15 @@ type runFunc func(workload.Config) (workload.Result, error)
 // measured in plan order; samples and errs only ever grow, so that an
 // interrupted sweep can report what it has.
 type sweep struct {
-	o       *options
-	topo    topology.Topology
-	procs   []int  // ascending
-	cross   []bool // cross[i]: procs[i] is the first point spanning a new domain
-	series  []series
-	samples map[point][]sample
-	errs    map[point]error // a series that failed at a point is not run there again
-	skipped map[series]error
+	o           *options
+	topo        topology.Topology
+	procs       []int  // ascending
+	cross       []bool // cross[i]: procs[i] is the first point spanning a new domain
+	series      []series
+	samples     map[point][]sample
+	errs        map[point]error // a series that failed at a point is not run there again
+	skipped     map[series]error
+	interrupted bool // the sweep was stopped before the end of its plan
 }
 
 func newSweep(o *options, topo topology.Topology) *sweep {
@@ -99,7 +99,22 @@ func (sw *sweep) config(s series, messages int) workload.Config {
 }
 
 // totalRuns is the number of timed runs in the plan.
-func (sw *sweep) totalRuns() int { return len(sw.procs) * len(sw.series) * sw.o.count }
+func (sw *sweep) totalRuns() int { return sw.totalPoints() * sw.o.count }
+
+// totalPoints is the number of points in the plan.
+func (sw *sweep) totalPoints() int { return len(sw.procs) * len(sw.series) }
+
+// oversubscribed returns the GOMAXPROCS of the sweep that exceed the
+// topology's CPUs.
+func (sw *sweep) oversubscribed() []int {
+	var over []int
+	for _, p := range sw.procs {
+		if p > sw.topo.NumCPU() {
+			over = append(over, p)
+		}
+	}
+	return over
+}
 
 // errInterrupted reports a sweep stopped by its context.
 var errInterrupted = errors.New("interrupted")
@@ -109,8 +124,10 @@ var errInterrupted = errors.New("interrupted")
 // the repetitions round-robin over those series, so that drift during the
 // sweep hits chans and native alike. A series whose run fails is dropped at
 // that point and the sweep goes on; run returns the first failure other than
-// workload.ErrSelectUnavailable, or errInterrupted if ctx was cancelled.
-// It leaves GOMAXPROCS and the affinity as it found them.
+// workload.ErrSelectUnavailable, or errInterrupted (and sets
+// sw.interrupted) if ctx was cancelled. It reports each run and each
+// finished point to prog. It leaves GOMAXPROCS and the affinity as it found
+// them.
 func (sw *sweep) run(ctx context.Context, run runFunc, prog *progress) (err error) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	if sw.o.pin {
@@ -124,17 +141,19 @@ func (sw *sweep) run(ctx context.Context, run runFunc, prog *progress) (err erro
 			}
 		}()
 	}
-	prog.start(sw.totalRuns())
-	defer prog.done()
+	prog.start(sw.totalRuns(), sw.totalPoints())
+	defer prog.finish()
 
 	var first error
-	fail := func(pt point, e error) {
+	fail := func(pt point, e error, runsLeft int) {
 		sw.errs[pt] = e
 		if errors.Is(e, workload.ErrSelectUnavailable) {
 			sw.skipped[pt.s] = e
 		} else if first == nil {
 			first = e
 		}
+		prog.skip(runsLeft)
+		prog.pointDone(pt, "failed: "+e.Error())
 	}
 	for _, p := range sw.procs {
 		runtime.GOMAXPROCS(p)
@@ -147,19 +166,20 @@ func (sw *sweep) run(ctx context.Context, run runFunc, prog *progress) (err erro
 			msgs := make([]int, len(group))
 			for i, s := range group {
 				if ctx.Err() != nil {
+					sw.interrupted = true
 					return errInterrupted
 				}
 				pt := point{s, p}
-				if _, ok := sw.skipped[s]; ok {
-					sw.errs[pt] = sw.skipped[s]
+				if err, ok := sw.skipped[s]; ok {
+					sw.errs[pt] = err
 					prog.skip(sw.o.count)
+					prog.pointDone(pt, "skipped: "+err.Error())
 					continue
 				}
 				prog.show(pt, 0, "calibrating")
 				n, err := sw.messages(sw.config(s, 0), run)
 				if err != nil {
-					fail(pt, err)
-					prog.skip(sw.o.count)
+					fail(pt, err, sw.o.count)
 					continue
 				}
 				msgs[i] = n
@@ -171,17 +191,20 @@ func (sw *sweep) run(ctx context.Context, run runFunc, prog *progress) (err erro
 						continue
 					}
 					if ctx.Err() != nil {
+						sw.interrupted = true
 						return errInterrupted
 					}
 					prog.show(pt, rep+1, "")
 					smp, err := measure(sw.config(s, msgs[i]), run)
 					if err != nil {
-						fail(pt, err)
-						prog.skip(sw.o.count - rep)
+						fail(pt, err, sw.o.count-rep)
 						continue
 					}
 					sw.samples[pt] = append(sw.samples[pt], smp)
 					prog.ran(smp)
+					if rep == sw.o.count-1 {
+						prog.pointDone(pt, sw.summary(pt))
+					}
 				}
 			}
 		}

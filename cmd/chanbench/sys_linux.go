@@ -1,16 +1,6 @@
 package main
 
-import (
-	"os"
-
-	"golang.org/x/sys/unix"
-)
-
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+import "golang.org/x/sys/unix"
 
 // kernel names the running kernel, as in "linux 6.1.0-13-amd64".
 func kernel() string {
