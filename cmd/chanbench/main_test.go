@@ -731,6 +731,33 @@ func TestOutputFailure(t *testing.T) {
 	}
 }
 
+// TestOutDir checks that a staging directory left by another run is not
+// reused, and that a partial directory has the permissions of any other
+// directory the user makes.
+func TestOutDir(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, fmt.Sprintf("%s%d-0", stagePrefix, os.Getpid()))
+	if err := os.Mkdir(other, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	out, err := prepareOut(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.stage == other {
+		t.Fatalf("staging directory %s reused", other)
+	}
+	partial, err := out.keepPartial(time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err1 := os.Stat(partial)
+	want, err2 := os.Stat(other)
+	if err1 != nil || err2 != nil || got.Mode() != want.Mode() {
+		t.Errorf("partial directory %v, want %v like os.Mkdir's (%v, %v)", got.Mode(), want.Mode(), err1, err2)
+	}
+}
+
 // TestProgress checks the live status line, which must fit the terminal
 // whatever its width, and the plain form, a line per finished point.
 func TestProgress(t *testing.T) {

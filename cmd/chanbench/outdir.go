@@ -34,11 +34,18 @@ func prepareOut(dir string) (*outDir, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err
 	}
-	stage, err := os.MkdirTemp(dir, stagePrefix)
-	if err != nil {
-		return nil, fmt.Errorf("cannot write to %s: %w", dir, err)
+	// Not os.MkdirTemp: its 0700 would stay on a partial directory, where
+	// os.Mkdir's 0777 less the umask gives what the user's files get.
+	for i := 0; ; i++ {
+		stage := filepath.Join(dir, fmt.Sprintf("%s%d-%d", stagePrefix, os.Getpid(), i))
+		err := os.Mkdir(stage, 0o777)
+		if err == nil {
+			return &outDir{dir: dir, stage: stage}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || i == 100 {
+			return nil, fmt.Errorf("cannot write to %s: %w", dir, err)
+		}
 	}
-	return &outDir{dir: dir, stage: stage}, nil
 }
 
 // write writes the files of a run into the staging directory, each filled
