@@ -6,7 +6,44 @@ import (
 	"github.com/scalable-go/chans/internal/sched"
 )
 
-// Cell states and their histories.
+// The cell protocol, for every kind of channel. This file holds the cell
+// states, every transition between them, the rules that decide each
+// transition, and the linearization points; ops.go holds the one ticket loop
+// per side that drives the cell steps here, close.go holds Close and Len.
+//
+// ===== Counters =====
+//
+// S counts send tickets and carries Close's bit (bit 63); R counts receive
+// tickets; B (buffered channels only) counts buffer-expansion tickets and
+// starts at the capacity. settled counts the receive tickets whose expansion
+// is done (or that owe none); closeAt is S's count at Close (openMark while
+// open); roomEnd is openMark while no Close has begun, closingMark while one
+// is under way, then the room Close read (see "Close and the room").
+//
+// ===== Invariants =====
+//
+// As implications, in the style of the Go runtime's chan.go. "Quiescent"
+// means no operation under way and none parked; CheckInvariants (a test
+// file) verifies the quiescent ones after every Porcupine history, fuzz step
+// and stress run.
+//
+//	S's closed bit clear        ⟹ closeAt = openMark, and roomEnd ∈ {openMark, closingMark}
+//	S's closed bit set          ⟹ closeAt ≤ S, once stored; roomEnd is a bound read before the
+//	                              bit was set, once stored (readers wait: closedAt, closedRoom)
+//	roomEnd = closingMark       ⟹ a Close has begun and will set the bit; no full verdict stands
+//	settled ≤ R                   (each receive ticket settles at most once)
+//	R > settled                 ⟹ an expansion is owed by a running receive: B lags the buffer end
+//	capacity > 0, quiescent, open ⟹ settled = R and B = capacity + R + (holePaid cells at or past R)
+//	cell idx < min(R, S) (and < closeAt once closed), quiescent ⟹ the cell is not nil or inBuffer
+//	cell is inBuffer            ⟹ capacity > 0 and idx < B
+//	cell is wS                  ⟹ capacity ≥ 0 (unbounded sends never wait)
+//	cell is wR or wS            ⟹ the registration's owner is parked or about to park (select:
+//	                              registering or parked); its partner, if it holds its ticket, claims it
+//	quiescent                   ⟹ no cell is a registration or resuming; only buffered cells in
+//	                              [R, S) hold a value; their number is at most the capacity
+//	unbounded                   ⟹ the values buffered are S - R when R ≤ S
+//
+// ===== Cell states and their histories =====
 //
 // Every send takes a ticket s from S, every receive a ticket r from R, and
 // (buffered channels only) every buffer expansion a ticket b from B; the
@@ -57,7 +94,9 @@ import (
 //	buffered, done, taken, holePaid, cancelledRecv: final (cancelledSend is
 //	final in rendezvous channels)
 //
-// Buffer end. Seed 002 lets a sender block unless s < R + capacity. Once
+// ===== Buffer end =====
+//
+// Seed 002 lets a sender block unless s < R + capacity. Once
 // waiters can be cancelled that is wrong (seed 000, section 3.2): a
 // cancelled sender inside R..R+capacity leaves a hole, and a later sender
 // would block while the buffer has room. So B is an explicit counter,
@@ -67,13 +106,12 @@ import (
 // cancelledSend takes another ticket, so holes are never counted as room.
 // Rendezvous channels have no buffer and no B: s < R is the only room.
 //
-// Linearization points. A send that delivers without parking takes effect at
+// ===== Linearization points =====
+//
+// A send that delivers without parking takes effect at
 // the fetch-and-add that gave it the ticket of its last attempt (an attempt
 // ends early only in a cell its receiver gave up, and then nobody saw it;
-// to keep it so, a TryRecv and a receive whose context fires do not give
-// up a cell whose sender already has its ticket, and on a buffered channel
-// a select's receive case does not register in one: see recvCell, await
-// and recvCase.register); a
+// to keep it so, receivers obey the ticketed-sender rule, waitsForSender); a
 // send that parks takes effect at the claimer's transition to buffered or
 // taken. A receive that gets a value takes effect just after the send it
 // pairs with: at that send's point if the receive's ticket came first,
@@ -81,7 +119,9 @@ import (
 // This is why a send whose ticket predates Close may still deliver after the
 // closed bit is set: it took effect before Close.
 //
-// Close and the room. Close takes effect at its OR of the closed bit into
+// ===== Close and the room =====
+//
+// Close takes effect at its OR of the closed bit into
 // S. A send whose ticket predates the OR and which reaches its cell after
 // it delivers only if its ticket is below roomEnd (mayDeliver), a bound on
 // the room that Close reads before its OR: every cell below it was room at
@@ -101,6 +141,22 @@ import (
 // it waits for the OR and reports the channel closed. roomEnd is written
 // once after the OR and readers of it wait for that store (closedRoom), so
 // every send and claimer after Close decides against the same bound.
+// ===== Rules =====
+//
+// Each rule the transitions obey is stated and implemented once:
+//
+//   - Room (roomFor, fullCheck, full): a send has room below B, below R, or
+//     below R + capacity; a full verdict waits for owed expansions.
+//   - One expansion per receive ticket (recvOp): every receive ticket that
+//     is not closed runs exactly one expansion, or settles without one
+//     where its cell was a hole an expansion had already made good.
+//   - The ticketed sender (waitsForSender): a receiver that may give its
+//     cell up never does so while the cell's sender holds its ticket.
+//   - The in-window parked sender (asBuffered): a plain sender parked inside
+//     the buffer window counts as buffered; nobody withdraws or fails it.
+//   - Close and the room (mayDeliver, doomed): see above.
+//   - Giving up a cell (giveUp): cancel, count towards segment removal, drop.
+//   - Claiming a registration (claim, claimSender, failReceiver, kill).
 var (
 	markers         [8]waiter
 	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
@@ -110,19 +166,48 @@ var (
 	stCancelledSend = &markers[4] // the sender of this cell gave up; R and EB skip the cell
 	stCancelledRecv = &markers[5] // the receiver of this cell gave up; S skips the cell
 	stResuming      = &markers[6] // a claimer holds the cell while it completes a parked sender or a select
-	stHolePaid      = &markers[7] // cancelledSend whose slot in the buffer was made good (see payHole)
+	stHolePaid      = &markers[7] // cancelledSend whose slot in the buffer was made good (see recvCell)
 )
 
 // outcome is what a cell step tells the ticket loop.
 type outcome uint8
 
 const (
-	outOK        outcome = iota // delivered, or received
-	outRestart                  // the cell is dead for this operation: take a new ticket
-	outNoWait                   // the operation would have to wait and may not
-	outClosed                   // the channel is closed
-	outCancelled                // the context was done while parked
+	outOK         outcome = iota // delivered, or received
+	outRestart                   // the cell is dead for this operation: take a new ticket
+	outNoWait                    // the operation would have to wait and may not
+	outClosed                    // the channel is closed
+	outCancelled                 // the context was done while parked
+	outRegistered                // the party's registration is in the cell: it parks (or its select does)
+	outHole                      // receiver: the cell was a hole this receive makes good; expand, then restart
 )
+
+// mode says what a party may do in a cell where it would have to wait.
+type mode uint8
+
+const (
+	modePark   mode = iota // register and park until claimed: Send, Recv and their Context variants
+	modeTry                // give the cell up: TrySend, TryRecv, and a context already done
+	modeSelect             // register a select case; the select parks once every case is registered
+)
+
+// party is the operation working a cell: what it may do, and what it
+// registers if it waits. It lives on the caller's stack.
+type party[T any] struct {
+	m mode
+	// w is the Handle's waiter (modePark; nil: take one from a pool) or the
+	// select case's registration (modeSelect).
+	w  *waiter
+	sc *selCall // modeSelect: the select, to tell its own registrations apart
+	j  int      // modeSelect: the case's index
+
+	// Set by register: the waiter registered and whether it came from a pool.
+	own    *waiter
+	pooled bool
+	// Set by the ticket loop for a select: where its registration is.
+	seg *segment[T]
+	i   int
+}
 
 // Spin budget, in loads of the cell. A partner running on another core is
 // usually a few hundred nanoseconds away, while parking and waking cost a
@@ -131,8 +216,8 @@ const (
 // GOMAXPROCS 2): 512 loads made ping-pong ten times slower, 64 made
 // rendezvous MPMC about twice as slow as none; 16 and one yield did best on
 // both; yielding after registering rather than before costs ping-pong
-// about a third (see spinWhile). A non-blocking receive whose sender has its ticket waits for it,
-// yielding after spinPark loads.
+// about a third (see spinWhile). A non-blocking receive whose sender has its
+// ticket waits for it, yielding after spinPark loads.
 const (
 	spinPark = 16 // before registering a waiter, or yielding
 )
@@ -158,6 +243,8 @@ func spinLoads[T any](cl *cell[T], st *waiter, n int) bool {
 	return false
 }
 
+// ===== Rules =====
+
 // roomFor reports whether the send with ticket s may complete without a
 // receiver at hand: its cell is in the buffer (s < B), or its receiver has
 // its ticket (s < R), or s < R + capacity. The last is a lower bound on the
@@ -171,25 +258,6 @@ func (c *Chan[T]) roomFor(s uint64) bool {
 		return true
 	}
 	return s < c.r.Load()+uint64(c.capacity)
-}
-
-// recvPastHole is the receiver's step past a cell its sender gave up (a
-// hole) in a buffered channel. Each hole must be made good exactly once,
-// or B drifts from the buffer's true end: the hole's receiver does it with
-// an expansion of its own, or the expansion that reaches the hole does it by
-// taking another ticket, whichever moves the cell cancelledSend → holePaid
-// first. (Seed 000's receiver skips the hole without expanding, and until
-// an expansion reaches the hole the buffer has one slot fewer; a full
-// verdict then fails spuriously.)
-func (c *Chan[T]) recvPastHole(cl *cell[T], st *waiter) {
-	if c.capacity <= 0 {
-		return
-	}
-	if st == stCancelledSend && cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {
-		c.expand()
-		return
-	}
-	c.settled.Add(1) // a ticket that owes no expansion (full)
 }
 
 // full reports whether the send with ticket s finds no room (roomNo), and
@@ -264,11 +332,31 @@ func (c *Chan[T]) fullCheck(s uint64) room {
 }
 
 // inWindow reports whether cell idx lies inside the buffer: below B, or
-// below R + capacity (B may lag while expansions are owed). A plain sender
-// parked there is as good as buffered: an expansion, or the cell's receiver,
-// is bound to claim it.
+// below R + capacity (B may lag while expansions are owed).
 func (c *Chan[T]) inWindow(idx uint64) bool {
 	return c.capacity > 0 && c.roomFor(idx)
+}
+
+// asBuffered is the in-window parked sender rule: a plain sender registered
+// as w in cell idx counts as buffered while the channel is open if the cell
+// lies inside the buffer window (inWindow), and once it is closed if its
+// ticket is below the room Close read (mayDeliver). An expansion, or the
+// cell's receiver, is bound to claim it, so nobody fails or withdraws it:
+// not its own context (await), not Close's walk or a Close it sees after
+// registering (doomed), and Len counts it (countValues). A select's
+// registration never counts: its select may go with another case.
+//
+// Open, the window is a lower bound on the room that any later Close reads
+// (B and R only grow), so a sender counted while open is still below
+// roomEnd once closed.
+func (c *Chan[T]) asBuffered(idx uint64, w *waiter) bool {
+	if w.isSel {
+		return false
+	}
+	if c.s.Load()&closedBit != 0 {
+		return idx < c.closedRoom()
+	}
+	return c.inWindow(idx)
 }
 
 // mayDeliver reports whether the send with ticket s, which has just found
@@ -283,10 +371,68 @@ func (c *Chan[T]) mayDeliver(s uint64) bool {
 	return c.s.Load()&closedBit == 0 || s < c.closedRoom()
 }
 
-// sendBounded runs the sender's side of the cell histories for a buffered or
-// rendezvous channel. block is false for TrySend and for an already-done
-// context: then the sender gives up the cell (history 11) where it would park.
-func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s uint64, v T, w *waiter, block bool) outcome {
+// doomed reports whether Close has made the registration w in cell idx
+// unable to complete: a receive at or past closeAt (no send there
+// delivers), or a send after Close unless it counts as buffered. A party
+// that registered looks at this after its registration, and Close walks the
+// cells after its OR, so one of them sees the other.
+func (c *Chan[T]) doomed(idx uint64, w *waiter) bool {
+	if w.op == opRecv {
+		return idx >= c.closeAt.Load()
+	}
+	return c.s.Load()&closedBit != 0 && !c.asBuffered(idx, w)
+}
+
+// senderTicketed reports whether the sender of cell r holds its ticket and
+// will write the cell: r < S, and r below closeAt (a send with a ticket at
+// or past closeAt fails without touching its cell).
+func (c *Chan[T]) senderTicketed(r uint64) bool {
+	return r < c.s.Load()&counterMask && r < c.closeAt.Load()
+}
+
+// waitsForSender is the ticketed-sender rule, for the receiver of the empty
+// cell r in mode m. Full and empty verdicts count a sender that holds its
+// ticket as sent; if its receiver gave the cell up, the send would restart
+// at a later ticket, behind sends that came after it. So a receiver that may
+// give the cell up waits for that sender instead, yielding, never parking:
+//   - a Try receive always (it gives up where it would wait);
+//   - a select's receive case on a buffered channel (its registration may be
+//     withdrawn when another case wins); on a rendezvous channel no verdict
+//     counts a send before its hand-off, so the case registers;
+//   - a parked receive whose context fires (await) does not withdraw;
+//   - a receive that may park registers: it withdraws only through await.
+func (c *Chan[T]) waitsForSender(r uint64, m mode) bool {
+	switch m {
+	case modePark:
+		return false
+	case modeSelect:
+		if c.capacity == 0 {
+			return false
+		}
+	}
+	return c.senderTicketed(r)
+}
+
+// awaitSender waits, yielding after spinPark loads and never parking, for
+// the sender of cell r, which has its ticket, to move the cell on from st,
+// or for Close to show that ticket past closeAt (the send then fails without
+// writing the cell).
+func (c *Chan[T]) awaitSender(cl *cell[T], st *waiter, r uint64) {
+	for i := 0; cl.state.Load() == st && r < c.closeAt.Load(); i++ {
+		if i >= spinPark {
+			runtime.Gosched()
+		}
+	}
+}
+
+// ===== Cell steps =====
+
+// sendCell is the sender's step in cell i of seg, with ticket s, for a
+// buffered or rendezvous channel (unbounded.go has the unbounded one). It
+// ends the send (outOK, outClosed), gives the cell up (outNoWait), or leaves
+// the party registered (outRegistered), or tells the ticket loop to take a
+// new ticket (outRestart).
+func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) outcome {
 	cl := &seg.cells[i]
 	cl.elem = v
 	spun := false
@@ -295,29 +441,28 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
-			if st == stInBuffer || (c.roomFor(s) && (block || c.capacity > 0)) {
-				// (A non-blocking send on a rendezvous channel hands off only
-				// to a registered receiver, below: one still on its way may
-				// be a TryRecv, and two non-blocking calls must not meet.)
+			if st == stInBuffer || (c.roomFor(s) && (p.m != modeTry || c.capacity > 0)) {
+				// (A Try send on a rendezvous channel hands off only to a
+				// registered receiver, below: one still on its way may be a
+				// TryRecv, and two non-blocking calls must not meet.)
 				if !c.mayDeliver(s) {
-					if cl.state.CompareAndSwap(st, stCancelledSend) { // nil|inBuffer → cancelledSend: the send fails after Close
-						drop(cl)
-						seg.cancelled(true)
+					if c.giveUp(seg, i, st, opSend) { // nil|inBuffer → cancelledSend: the send fails after Close
 						return outClosed
 					}
 					continue
 				}
-				if cl.state.CompareAndSwap(st, stBuffered) { // nil|inBuffer → buffered
+				if cl.state.CompareAndSwap(st, stBuffered) { // nil|inBuffer → buffered: the send takes effect
 					return outOK
 				}
 				continue
 			}
-			if !block {
+			switch p.m {
+			case modeTry:
 				if c.capacity == 0 {
-					// Rendezvous: only a registered receiver takes the value.
-					// The cell's receiver may be about to register; give it
-					// a moment, then give up the cell. (It may be a TryRecv
-					// waiting for this sender: neither may wait for the other.)
+					// Rendezvous: the cell's receiver may be about to
+					// register; give it a moment, then give up the cell. (It
+					// may be a TryRecv waiting for this sender: neither may
+					// wait for the other.)
 					if spinLoads(cl, st, spinPark) {
 						continue
 					}
@@ -326,44 +471,41 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 					case roomYes:
 						continue // room after all: an owed expansion came
 					case roomClosing:
-						if cl.state.CompareAndSwap(nil, stCancelledSend) { // nil → cancelledSend: the send fails after Close
-							drop(cl)
-							seg.cancelled(true)
+						if c.giveUp(seg, i, nil, opSend) { // nil → cancelledSend: the send fails after Close
 							return outClosed
 						}
 						continue
 					}
 				}
-				if cl.state.CompareAndSwap(nil, stCancelledSend) { // nil → cancelledSend (history 11)
-					drop(cl)
-					seg.cancelled(true)
+				if c.giveUp(seg, i, nil, opSend) { // nil → cancelledSend (history 11)
 					return outNoWait
 				}
 				continue
+			case modePark:
+				if !spun {
+					spun = true
+					c.spinWhile(cl, nil)
+					continue
+				}
 			}
-			if !spun {
-				spun = true
-				c.spinWhile(cl, nil)
-				continue
+			if c.register(cl, nil, opSend, p) { // nil → wS: wait until EB or R claims it
+				return outRegistered
 			}
-			own, pooled := takeWaiter(w, &sendWaiters)
-			if !cl.state.CompareAndSwap(nil, own) { // nil → wS: park until EB or R claims it
-				putWaiter(own, pooled, &sendWaiters)
-				continue
-			}
-			kickPending(&c.selfPending, nil) // after registering: see select.go, register
-			return c.park(done, seg, i, own, pooled)
 		case st == stCancelledRecv:
 			drop(cl)
 			return outRestart
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opRecv:
+			if p.m == modeSelect && st.isSel && p.sc.owns(st) {
+				c.selfCollide(seg, i, st, p.sc)
+				continue
+			}
 			if !c.mayDeliver(s) {
 				failReceiver(seg, i, st) // wR → cancelledRecv: the receiver takes a new ticket
 				continue
 			}
-			if claim(seg, i, st, stDone) { // wR → done: hand the value to the parked receiver
+			if claim(seg, i, st, stDone) { // wR → done: the send takes effect, handed to the parked receiver
 				st.wakeUp(resOK)
 				return outOK
 			}
@@ -373,11 +515,13 @@ func (c *Chan[T]) sendBounded(done <-chan struct{}, seg *segment[T], i int, s ui
 	}
 }
 
-// recvCell runs the receiver's side of the cell histories, for every kind of
-// channel. With block false (TryRecv, already-done context) the receiver
-// gives up a cell it would park in (history 4), after waiting briefly for a
-// sender that already has its ticket.
-func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint64, w *waiter, block bool) (T, outcome) {
+// recvCell is the receiver's step in cell i of seg, with ticket r, for every
+// kind of channel. It returns the value (outOK), or ends the receive
+// (outClosed), gives the cell up (outNoWait), leaves the party registered
+// (outRegistered), or tells the ticket loop to take a new ticket: outHole
+// after making good the hole this cell was, outRestart where an expansion
+// made it good already. The ticket loop runs the receive's expansion.
+func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, outcome) {
 	cl := &seg.cells[i]
 	spun := false
 	var zero T
@@ -388,61 +532,52 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 		case st == stBuffered:
 			v := cl.elem // the receive takes effect here
 			cl.elem = zero
-			c.expand()
 			return v, outOK
 		case st == nil || st == stInBuffer:
 			if r >= c.closeAt.Load() {
 				return zero, outClosed // no send at or past closeAt delivers
 			}
-			if !block {
-				if r < c.s.Load()&counterMask {
-					// The sender of this cell has its ticket and is on its way
-					// (every ticket below S and below closeAt belongs to a
-					// sender that will write its cell). Full and empty verdicts
-					// elsewhere count it as sent, so it must not be turned away:
-					// wait for it, yielding, without parking.
-					c.awaitSender(cl, st, r)
-					continue
-				}
-				if cl.state.CompareAndSwap(st, stCancelledRecv) { // nil|inBuffer → cancelledRecv (history 4, 7)
-					seg.cancelled(false)
-					c.expand()
+			if c.waitsForSender(r, p.m) {
+				c.awaitSender(cl, st, r)
+				continue
+			}
+			if p.m == modeTry {
+				if c.giveUp(seg, i, st, opRecv) { // nil|inBuffer → cancelledRecv (history 4, 7)
 					return zero, outNoWait
 				}
 				continue
 			}
-			if !spun {
+			if p.m == modePark && !spun {
 				spun = true
 				if c.spinWhile(cl, st) {
 					continue
 				}
 			}
-			own, pooled := takeWaiter(w, &recvWaiters)
-			if !cl.state.CompareAndSwap(st, own) { // nil|inBuffer → wR: park until S claims it
-				putWaiter(own, pooled, &recvWaiters)
-				continue
-			}
-			kickPending(&c.selfPending, nil) // after registering: see select.go, register
-			c.expand()
-			switch out := c.park(done, seg, i, own, pooled); out {
-			case outOK:
-				v := cl.elem // the sender wrote it before its claim
-				cl.elem = zero
-				return v, outOK
-			default:
-				return zero, out
+			if c.register(cl, st, opRecv, p) { // nil|inBuffer → wR: wait until S claims it
+				return zero, outRegistered
 			}
 		case st == stCancelledSend || st == stHolePaid:
-			c.recvPastHole(cl, st)
+			// A hole, left by a sender that gave up. In a buffered channel
+			// each hole must be made good exactly once, or B drifts from the
+			// buffer's true end: the hole's receiver does it with an
+			// expansion of its own, or the expansion that reaches the hole
+			// does it by taking another ticket (expandCell), whichever moves
+			// the cell cancelledSend → holePaid first.
+			if c.capacity > 0 && st == stCancelledSend && cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {
+				return zero, outHole
+			}
 			return zero, outRestart
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opSend:
+			if p.m == modeSelect && st.isSel && p.sc.owns(st) {
+				c.selfCollide(seg, i, st, p.sc)
+				continue
+			}
 			if c.claimSender(seg, i, st, stTaken) { // wS → resuming → taken: the receive takes effect here
 				v := cl.elem
 				cl.elem = zero
 				st.wakeUp(resOK)
-				c.expand()
 				return v, outOK
 			}
 		default:
@@ -451,43 +586,193 @@ func (c *Chan[T]) recvCell(done <-chan struct{}, seg *segment[T], i int, r uint6
 	}
 }
 
-// awaitSender waits, yielding after spinPark loads and never parking, for
-// the sender of cell r, which has its ticket, to move the cell on from st,
-// or for Close to show that ticket past closeAt (the send then fails without
-// writing the cell). The caller must not give the cell up meanwhile: full
-// and empty verdicts already count that send.
-func (c *Chan[T]) awaitSender(cl *cell[T], st *waiter, r uint64) {
-	for i := 0; cl.state.Load() == st && r < c.closeAt.Load(); i++ {
-		if i >= spinPark {
-			runtime.Gosched()
+// register puts the party's registration into cl in place of st (nil → wS,
+// nil|inBuffer → wR): a select case's own, or for an operation that parks,
+// its Handle's waiter or a pooled one. It reports false, holding nothing,
+// if the cell moved on first.
+func (c *Chan[T]) register(cl *cell[T], st *waiter, op uint8, p *party[T]) bool {
+	if p.m == modeSelect {
+		p.w.sel, p.w.idx, p.w.wake = &p.sc.st, int32(p.j), p.sc.wake
+		if !cl.state.CompareAndSwap(st, p.w) {
+			return false
 		}
+		p.own = p.w
+	} else {
+		pool := &recvWaiters
+		if op == opSend {
+			pool = &sendWaiters
+		}
+		own, pooled := takeWaiter(p.w, pool)
+		if !cl.state.CompareAndSwap(st, own) {
+			putWaiter(own, pooled, pool)
+			return false
+		}
+		p.own, p.pooled = own, pooled
+	}
+	kickPending(&c.selfPending, p.sc) // after registering: see select.go, register
+	return true
+}
+
+// giveUp moves cell i of seg from st to the cancelled state of side op
+// (nil|inBuffer|w → cancelledSend or cancelledRecv), counts the cell towards
+// its segment's removal, and drops a sender's value. It reports false if the
+// cell had moved on from st.
+func (c *Chan[T]) giveUp(seg *segment[T], i int, st *waiter, op uint8) bool {
+	next := stCancelledRecv
+	if op == opSend {
+		next = stCancelledSend
+	}
+	cl := &seg.cells[i]
+	if !cl.state.CompareAndSwap(st, next) {
+		return false
+	}
+	seg.cancelled(op == opSend)
+	if op == opSend {
+		drop(cl)
+	}
+	return true
+}
+
+// selfCollide handles a select case whose ticket met, in cell i of seg, the
+// live registration w of another case of its own select on the same
+// channel: a cell pairs the s-th send with the s-th receive, and a select
+// cannot pair with itself. On a rendezvous channel with nobody else about, a
+// select's send and receive tickets always meet so (the counters move in
+// lockstep), so redoing the round would spin forever. Instead w is withdrawn
+// (w → cancelled) and its case deferred (select.go, deferCase).
+func (c *Chan[T]) selfCollide(seg *segment[T], i int, w *waiter, sc *selCall) {
+	if c.giveUp(seg, i, w, w.op) { // w → cancelled; a claimer may have got there first
+		sc.deferCase(w)
 	}
 }
 
-// park blocks the owner of the registration own in cell i of seg until it is
-// claimed, or until done is closed and the owner cancels it first. It checks
-// for Close after registering, and Close walks the cells after setting its
-// bit, so one of them sees the other.
-func (c *Chan[T]) park(done <-chan struct{}, seg *segment[T], i int, own *waiter, pooled bool) outcome {
-	cl := &seg.cells[i]
-	idx := seg.id<<segShift | uint64(i)
-	send := own.op == opSend
-	out := c.await(done, seg, i, own, (send && !c.mayDeliver(idx)) || (!send && idx >= c.closeAt.Load()))
-	if out != outOK && send {
-		drop(cl)
+// drop drops the cell's reference to a value that was not delivered.
+func drop[T any](cl *cell[T]) {
+	var zero T
+	cl.elem = zero
+}
+
+// ===== Claims =====
+//
+// Whoever completes a parked operation (its partner, a buffer expansion, or
+// Close) claims the registration before touching anything else (waiter.go
+// describes the two kinds of registration).
+
+// claim moves cell i of s from the registration w to next, for the party
+// completing w's operation. It reports false when w was cancelled, or its
+// select went with another case, or its select is still registering; the
+// cell is then in the cancelled state of w's side, and the caller treats it
+// as such. On success the caller owns the completion and calls w.wakeUp
+// after it has finished with the cell (a receiver reads elem after waking).
+// Parked senders are claimed with Chan.claimSender instead, except by Close.
+func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
+	c := &s.cells[i]
+	if !w.isSel {
+		return c.state.CompareAndSwap(w, next) // w → next: the operation completes here
 	}
-	if send {
-		putWaiter(own, pooled, &sendWaiters)
+	if !c.state.CompareAndSwap(w, stResuming) { // w → resuming: shut out the owner's cleanup
+		return false
+	}
+	sched.Point()
+	if selCommit(w) {
+		sched.Point()
+		c.state.Store(next) // resuming → next
+		return true
+	}
+	kill(s, i, w)
+	return false
+}
+
+// kill ends a registration held in resuming that will not complete (another
+// case won, the select was cancelled, or it will register again):
+// resuming → cancelled.
+func kill[T any](s *segment[T], i int, w *waiter) {
+	if w.op == opSend {
+		s.cells[i].state.Store(stCancelledSend)
+		s.cancelled(true)
 	} else {
-		putWaiter(own, pooled, &recvWaiters)
+		s.cells[i].state.Store(stCancelledRecv)
+		s.cancelled(false)
 	}
-	return out
+}
+
+// failReceiver tells the receiver registered as w in cell i that the sender
+// of the cell gives up (a send that found Close in its way, see
+// Chan.mayDeliver): wR → cancelledRecv, and the receiver takes a new ticket.
+// A select so told registers that case again: if it was parked, it is woken
+// in selDirty to do so.
+func failReceiver[T any](s *segment[T], i int, w *waiter) {
+	c := &s.cells[i]
+	if !w.isSel {
+		if c.state.CompareAndSwap(w, stCancelledRecv) { // wR → cancelledRecv
+			s.cancelled(false)
+			w.wakeUp(resRestart)
+		}
+		return
+	}
+	if !c.state.CompareAndSwap(w, stResuming) { // wR → resuming
+		return
+	}
+	sched.Point()
+	wake := w.wake // read while the cell is held: once it is released, w may be registered anew
+	kicked := selClaim(w.sel, selDirty)
+	kill(s, i, w) // resuming → cancelledRecv
+	if kicked {
+		wake <- struct{}{}
+	}
+}
+
+// claimSender claims the parked sender w for a receiver (next = taken) or a
+// buffer expansion (next = buffered). It holds the cell in resuming while it
+// asks mayDeliver, so that a parked send takes effect after Close only if it
+// was inside the buffer when Close took effect (see asBuffered); otherwise
+// the claimer fails the send as Close's walk would have, and reports false
+// (the cell is then cancelledSend).
+func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) bool {
+	cl := &seg.cells[i]
+	if !cl.state.CompareAndSwap(w, stResuming) { // wS → resuming
+		return false
+	}
+	sched.Point()
+	closed := !c.mayDeliver(seg.id<<segShift | uint64(i))
+	sched.Point()
+	if w.isSel && !selCommit(w) {
+		kill(seg, i, w)
+		return false
+	}
+	if !closed {
+		cl.state.Store(next) // resuming → taken|buffered: the send takes effect
+		return true
+	}
+	cl.state.Store(stCancelledSend) // resuming → cancelledSend: the send fails after Close
+	seg.cancelled(true)
+	w.wakeUp(resClosed)
+	return false
+}
+
+// ===== Registrations: parking, withdrawing, collecting =====
+
+// park blocks the owner of the registration p.own in cell i of seg until it
+// is claimed, or until done is closed and the owner withdraws first. It
+// looks for Close after registering (doomed), and Close walks the cells
+// after setting its bit, so one of them sees the other. A receive that was
+// handed a value returns it.
+func (c *Chan[T]) park(done <-chan struct{}, seg *segment[T], i int, p *party[T]) (T, outcome) {
+	own := p.own
+	out := c.await(done, seg, i, own, c.doomed(seg.id<<segShift|uint64(i), own))
+	v := c.collect(seg, i, own, out)
+	if own.op == opSend {
+		putWaiter(own, p.pooled, &sendWaiters)
+	} else {
+		putWaiter(own, p.pooled, &recvWaiters)
+	}
+	return v, out
 }
 
 // await waits for the registration own to be claimed. closed says that the
 // owner saw Close after registering: then it withdraws at once.
 func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waiter, closed bool) outcome {
-	if closed && c.cancel(seg, i, own) {
+	if closed && c.giveUp(seg, i, own, own.op) {
 		return outClosed
 	}
 	// Yield once before blocking: a partner this goroutine has just made
@@ -503,24 +788,18 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 	case <-own.wake:
 		return c.result(own)
 	case <-done:
-		// A receiver whose sender has its ticket does not withdraw: full
-		// and empty verdicts elsewhere count that send as made, and turning
-		// it away would make it take a later ticket. The sender is running
-		// and claims this registration (or, after Close, fails it), so the
-		// wait is short; the value is returned although ctx is done.
+		// The ticketed-sender and in-window rules: a receiver whose sender
+		// has its ticket, and a sender that counts as buffered, do not
+		// withdraw. Their partner is running (or, for the sender, only the
+		// expansions owed by running receives stand between it and its
+		// claim), so the wait is short; the operation happens although ctx
+		// is done.
 		idx := seg.id<<segShift | uint64(i)
-		if own.op == opRecv && idx < c.s.Load()&counterMask && idx < c.closeAt.Load() {
+		if own.op == opRecv && c.senderTicketed(idx) || own.op == opSend && c.asBuffered(idx, own) {
 			<-own.wake
 			return c.result(own)
 		}
-		// Likewise a sender parked inside the buffer window: it counts as
-		// buffered (Len, full verdicts), and what stands between it and its
-		// claim is only the expansions owed by running receives.
-		if own.op == opSend && c.inWindow(idx) && c.mayDeliver(idx) {
-			<-own.wake
-			return c.result(own)
-		}
-		if c.cancel(seg, i, own) {
+		if c.giveUp(seg, i, own, own.op) {
 			return outCancelled
 		}
 		<-own.wake // claimed as the context fired: the operation happened
@@ -538,19 +817,75 @@ func (c *Chan[T]) result(w *waiter) outcome {
 	return outOK
 }
 
-// cancel withdraws the owner's registration own: wS → cancelledSend or
-// wR → cancelledRecv. It fails when a claimer got there first.
-func (c *Chan[T]) cancel(seg *segment[T], i int, own *waiter) bool {
-	next := stCancelledRecv
-	if own.op == opSend {
-		next = stCancelledSend
+// collect finishes a registration w in cell i of seg once it was resolved
+// with out: a receive that was handed a value takes it from the cell; a send
+// that did not deliver drops its value.
+func (c *Chan[T]) collect(seg *segment[T], i int, w *waiter, out outcome) T {
+	var zero T
+	cl := &seg.cells[i]
+	if w.op == opSend {
+		if out != outOK {
+			drop(cl)
+		}
+		return zero
 	}
-	if !seg.cells[i].state.CompareAndSwap(own, next) {
-		return false
+	if out != outOK {
+		return zero
 	}
-	seg.cancelled(own.op == opSend)
-	return true
+	v := cl.elem // the sender wrote it before its claim
+	cl.elem = zero
+	return v
 }
+
+// withdraw cancels a select case's registration w in cell i of seg
+// (w → cancelled), waiting out a claimer that holds it in resuming. It
+// reports false if a claimer resolved it first; a send case's value is
+// dropped either way (when a claimer delivered it, the select committed to
+// that case and does not withdraw it).
+func (c *Chan[T]) withdraw(seg *segment[T], i int, w *waiter) bool {
+	cl := &seg.cells[i]
+	for {
+		st := cl.state.Load()
+		sched.Point()
+		switch st {
+		case w:
+			if c.giveUp(seg, i, w, w.op) {
+				return true
+			}
+		case stResuming:
+			runtime.Gosched()
+		default:
+			if w.op == opSend {
+				drop(cl) // a claimer killed it: cancelledSend
+			}
+			return false
+		}
+	}
+}
+
+// live reports whether the select case's registration w is still in cell i
+// of seg, waiting out a claimer that holds the cell in resuming. One load
+// decides, after the wait: a later one could see a new claimer's resuming.
+// A registration that a claimer killed (it already counted the cancelled
+// cell) is dead; a dead send case's value is dropped.
+func (c *Chan[T]) live(seg *segment[T], i int, w *waiter) bool {
+	cl := &seg.cells[i]
+	st := cl.state.Load()
+	sched.Point()
+	for st == stResuming {
+		runtime.Gosched()
+		st = cl.state.Load()
+	}
+	if st == w {
+		return true
+	}
+	if w.op == opSend {
+		drop(cl)
+	}
+	return false
+}
+
+// ===== Buffer expansion =====
 
 // expand runs one buffer expansion (seed 000's expandBuffer): it makes the
 // next cell past the buffer part of it, restarting while that cell belongs
@@ -590,6 +925,14 @@ func (c *Chan[T]) expand() {
 	}
 }
 
+// settle counts a receive ticket that owes no expansion: its cell was a hole
+// that an expansion had already made good (full).
+func (c *Chan[T]) settle() {
+	if c.capacity > 0 {
+		c.settled.Add(1)
+	}
+}
+
 // advanceBufSeg moves the bufSeg root from seg towards the segment with the
 // given id, without growing the list.
 func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) {
@@ -609,6 +952,9 @@ func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) {
 	}
 }
 
+// expandCell is the expansion's step in cell i of seg. It reports false
+// where the cell was a hole this expansion makes good by taking another
+// ticket.
 func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 	cl := &seg.cells[i]
 	for {
@@ -638,10 +984,4 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 			return true
 		}
 	}
-}
-
-// drop drops the cell's reference to a value that was not delivered.
-func drop[T any](cl *cell[T]) {
-	var zero T
-	cl.elem = zero
 }

@@ -51,7 +51,7 @@ func TestLosingCloseKeepsRoomBound(t *testing.T) {
 		}
 		// Y resumes in its cell.
 		seg := c.cellSeg(&c.sendSeg, yseg, yt, &c.s)
-		out := c.sendBounded(nil, seg, int(yt&segMask), yt, 20, nil, true)
+		out := c.sendStep(seg, yt, 20, modePark)
 		if out == outOK {
 			t.Errorf("cap %d: a send that found the channel full at Close delivered after it", k)
 		}
@@ -207,14 +207,14 @@ func TestFullVerdictInsideClose(t *testing.T) {
 	out8 := make(chan outcome)
 	go func() {
 		seg := c.cellSeg(&c.sendSeg, seg8, t8, &c.s)
-		out8 <- c.sendBounded(nil, seg, int(t8&segMask), t8, 8, nil, false)
+		out8 <- c.sendStep(seg, t8, 8, modeTry)
 	}()
 
 	if err := c.finishClose(end); err != nil { // Close takes effect
 		t.Fatal(err)
 	}
 	seg := c.cellSeg(&c.sendSeg, seg7, t7, &c.s) // TrySend(7) resumes
-	out7 := c.sendBounded(nil, seg, int(t7&segMask), t7, 7, nil, false)
+	out7 := c.sendStep(seg, t7, 7, modeTry)
 	err99, o8 := <-res99, <-out8
 	var got []int
 	for {

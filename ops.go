@@ -74,33 +74,13 @@ func (c *Chan[T]) sendContext(ctx context.Context, v T, w *waiter) error {
 // send is Send, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) send(done <-chan struct{}, v T, w *waiter) error {
-	for {
-		seg := c.sendSeg.Load()
-		t := c.s.Add(1) - 1
-		sched.Point()
-		if t&closedBit != 0 {
-			return ErrClosed // the failed send takes effect at this ticket
-		}
-		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
-			continue
-		}
-		var out outcome
-		if c.capacity < 0 {
-			out = c.sendUnbounded(seg, int(t&segMask), v)
-		} else {
-			out = c.sendBounded(done, seg, int(t&segMask), t, v, w, true)
-		}
-		switch out {
-		case outOK:
-			return nil
-		case outClosed:
-			return ErrClosed
-		case outCancelled:
-			return errCancelled
-		}
-	}
+	p := party[T]{m: modePark, w: w}
+	return sendErr(c.sendOp(done, v, &p))
 }
 
+// trySend is TrySend: before each ticket it asks, without writing anything
+// shared, whether the channel is closed or full, so that a failing TrySend
+// costs a few loads; sendOp then takes one ticket.
 func (c *Chan[T]) trySend(v T) error {
 	for {
 		sw := c.s.Load()
@@ -119,26 +99,61 @@ func (c *Chan[T]) trySend(v T) error {
 				continue
 			}
 		}
+		p := party[T]{m: modeTry} // here, so that the failing path above does not clear it
+		if out := c.sendOp(nil, v, &p); out != outRestart {
+			return sendErr(out)
+		}
+	}
+}
+
+func sendErr(out outcome) error {
+	switch out {
+	case outOK:
+		return nil
+	case outNoWait:
+		return ErrFull
+	case outCancelled:
+		return errCancelled
+	}
+	return ErrClosed
+}
+
+// sendOp is the send side's ticket loop, for every mode and kind of
+// channel: it takes send tickets until a cell step settles the send, and
+// parks a party in modePark that registered. For a select (modeSelect) it
+// returns outRegistered with the registration's cell in p.seg and p.i. A Try
+// send takes one ticket per call: trySend asks before each whether the
+// channel is full.
+func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
+	for {
 		seg := c.sendSeg.Load()
 		t := c.s.Add(1) - 1
 		sched.Point()
 		if t&closedBit != 0 {
-			return ErrClosed
-		}
-		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
-			continue
+			return outClosed // the failed send takes effect at this ticket
 		}
 		var out outcome
-		if c.capacity < 0 {
-			out = c.sendUnbounded(seg, int(t&segMask), v)
-		} else {
-			out = c.sendBounded(nil, seg, int(t&segMask), t, v, nil, false)
+		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
+			if p.m == modeTry {
+				return outRestart
+			}
+			continue
 		}
-		switch out {
-		case outOK:
-			return nil
-		case outNoWait:
-			return ErrFull
+		i := int(t & segMask)
+		if c.capacity < 0 {
+			out = c.sendUnbounded(seg, i, v)
+		} else {
+			out = c.sendCell(seg, i, t, v, p)
+		}
+		if out == outRegistered {
+			if p.m == modeSelect {
+				p.seg, p.i = seg, i
+				return out
+			}
+			_, out = c.park(done, seg, i, p)
+		}
+		if out != outRestart || p.m == modeTry {
+			return out // a Try send asks again before its next ticket (trySend)
 		}
 	}
 }
@@ -165,30 +180,14 @@ func (c *Chan[T]) recvContext(ctx context.Context, w *waiter) (T, error) {
 // recv is Recv, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) recv(done <-chan struct{}, w *waiter) (T, error) {
-	var zero T
-	for {
-		seg := c.recvSeg.Load()
-		t := c.r.Add(1) - 1
-		sched.Point()
-		if t >= c.closeAt.Load() {
-			c.mustBeMade()         // a zero Chan's closeAt is 0
-			return zero, ErrClosed // before touching any segment: no cell past closeAt is ever used
-		}
-		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
-			continue
-		}
-		v, out := c.recvCell(done, seg, int(t&segMask), t, w, true)
-		switch out {
-		case outOK:
-			return v, nil
-		case outClosed:
-			return zero, ErrClosed
-		case outCancelled:
-			return zero, errCancelled
-		}
-	}
+	p := party[T]{m: modePark, w: w}
+	v, out := c.recvOp(done, &p)
+	return v, recvErr(out)
 }
 
+// tryRecv is TryRecv: before each ticket it asks, without writing anything
+// shared, whether the channel is empty or closed and drained, so that a
+// failing TryRecv costs two loads; recvOp then takes one ticket.
 func (c *Chan[T]) tryRecv() (T, error) {
 	var zero T
 	for {
@@ -205,23 +204,82 @@ func (c *Chan[T]) tryRecv() (T, error) {
 		if sw&closedBit != 0 && r >= c.closeAt.Load() {
 			return zero, ErrClosed
 		}
+		// outNoWait or outRestart: look at the counters again.
+		p := party[T]{m: modeTry} // here, so that the failing path above does not clear it
+		if v, out := c.recvOp(nil, &p); out != outNoWait && out != outRestart {
+			return v, recvErr(out)
+		}
+	}
+}
+
+func recvErr(out outcome) error {
+	switch out {
+	case outOK:
+		return nil
+	case outNoWait:
+		return ErrEmpty
+	case outCancelled:
+		return errCancelled
+	}
+	return ErrClosed
+}
+
+// recvOp is the receive side's ticket loop, for every mode and kind of
+// channel: it takes receive tickets until a cell step settles the receive,
+// runs each ticket's buffer expansion, and parks a party in modePark that
+// registered. For a select (modeSelect) it returns outRegistered, with the
+// registration's cell in p.seg and p.i. A Try receive takes one ticket per
+// call: tryRecv asks before each whether the channel is empty.
+//
+// One expansion per receive ticket: every ticket below closeAt runs exactly
+// one expansion, after its cell step (a receive expands before it parks,
+// which full relies on), except one whose cell was a hole an expansion had
+// already made good (outRestart from recvCell), which settles without one.
+func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
+	var zero T
+	for {
 		seg := c.recvSeg.Load()
 		t := c.r.Add(1) - 1
 		sched.Point()
 		if t >= c.closeAt.Load() {
-			return zero, ErrClosed
+			c.mustBeMade()         // a zero Chan's closeAt is 0
+			return zero, outClosed // before touching any segment: no cell past closeAt is ever used
 		}
 		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
+			if p.m == modeTry {
+				return zero, outRestart
+			}
 			continue
 		}
-		v, out := c.recvCell(nil, seg, int(t&segMask), t, nil, false)
+		i := int(t & segMask)
+		v, out := c.recvCell(seg, i, t, p)
 		switch out {
-		case outOK:
-			return v, nil
 		case outClosed:
-			return zero, ErrClosed
+			return zero, out
+		case outRestart:
+			c.settle()
+			if p.m == modeTry {
+				return zero, out // a Try receive asks again before its next ticket (tryRecv)
+			}
+			continue
 		}
-		// outNoWait or outRestart: look at the counters again.
+		c.expand() // outOK, outNoWait, outRegistered, outHole
+		switch out {
+		case outHole:
+			if p.m == modeTry {
+				return zero, outRestart // a Try receive asks again before its next ticket (tryRecv)
+			}
+			continue
+		case outRegistered:
+			if p.m == modeSelect {
+				p.seg, p.i = seg, i
+				return zero, out
+			}
+			if v, out = c.park(done, seg, i, p); out == outRestart {
+				continue
+			}
+		}
+		return v, out
 	}
 }
 

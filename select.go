@@ -201,22 +201,8 @@ func (sc *selCall) owns(w *waiter) bool {
 // select finds itself dirty; a parked one is woken in selDirty. sc may be
 // stale (reused by a later call): then the kick costs that call a round.
 func kick(sc *selCall) {
-	for {
-		st := sc.st.state.Load()
-		sched.Point()
-		switch st {
-		case selReg:
-			if sc.st.state.CompareAndSwap(selReg, selDirty) {
-				return
-			}
-		case selWaiting:
-			if sc.st.state.CompareAndSwap(selWaiting, selDirty) {
-				sc.wake <- struct{}{}
-				return
-			}
-		default:
-			return
-		}
+	if selClaim(&sc.st, selDirty) {
+		sc.wake <- struct{}{}
 	}
 }
 
@@ -525,140 +511,44 @@ func (rc *recvCase[T]) try() bool {
 }
 
 func (rc *recvCase[T]) register(sc *selCall, j int) bool {
-	c := rc.c
-	var zero T
-	for {
-		seg := c.recvSeg.Load()
-		t := c.r.Add(1) - 1
-		sched.Point()
-		if t >= c.closeAt.Load() {
-			rc.ok = false
-			sc.commit(j)
-			return true
-		}
-		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
-			continue
-		}
-		i := int(t & segMask)
-		cl := &seg.cells[i]
-	cell:
-		for {
-			st := cl.state.Load()
-			sched.Point()
-			switch {
-			case st == stBuffered:
-				rc.v, rc.ok = cl.elem, true // the receive takes effect here
-				cl.elem = zero
-				c.expand()
-				sc.commit(j)
-				return true
-			case st == nil || st == stInBuffer:
-				if t >= c.closeAt.Load() {
-					rc.ok = false
-					sc.commit(j)
-					return true
-				}
-				if c.capacity > 0 && t < c.s.Load()&counterMask {
-					// The sender of this cell has its ticket, and a full
-					// verdict may already have counted its value as
-					// buffered. A registration here could be killed (by
-					// that sender's claim while this select registers) or
-					// withdrawn (another case won, the context is done), and
-					// the sender would then deliver at a later ticket,
-					// behind sends that came after it. Wait for it instead,
-					// as a receive that may not park does (recvCell): with
-					// t < R it has room, so it writes its cell without
-					// waiting on anyone.
-					c.awaitSender(cl, st, t)
-					continue
-				}
-				rc.w.sel, rc.w.idx, rc.w.wake = &sc.st, int32(j), sc.wake
-				if cl.state.CompareAndSwap(st, rc.w) { // nil|inBuffer → wR (select)
-					rc.seg, rc.i = seg, i
-					kickPending(&c.selfPending, sc)
-					c.expand()
-					return false
-				}
-			case st == stCancelledSend || st == stHolePaid:
-				c.recvPastHole(cl, st)
-				break cell
-			case st == stResuming:
-				runtime.Gosched()
-			case isWaiter(st) && st.op == opSend && st.isSel && sc.owns(st):
-				selfCollide(sc, seg, i, st)
-			case isWaiter(st) && st.op == opSend:
-				if c.claimSender(seg, i, st, stTaken) { // wS → resuming → taken: the receive takes effect here
-					rc.v, rc.ok = cl.elem, true
-					cl.elem = zero
-					st.wakeUp(resOK)
-					c.expand()
-					sc.commit(j)
-					return true
-				}
-			default:
-				panic("chans: corrupt cell state in select receive")
-			}
-		}
+	p := party[T]{m: modeSelect, w: rc.w, sc: sc, j: j}
+	v, out := rc.c.recvOp(nil, &p)
+	if out == outRegistered {
+		rc.seg, rc.i = p.seg, p.i
+		return false
 	}
+	rc.v, rc.ok = v, out == outOK // or outClosed
+	sc.commit(j)
+	return true
 }
 
 func (rc *recvCase[T]) registered() bool { return rc.seg != nil }
 
 func (rc *recvCase[T]) refresh() {
-	if rc.seg == nil {
-		return
-	}
-	cl := &rc.seg.cells[rc.i]
-	st := cl.state.Load()
-	sched.Point()
-	for st == stResuming { // one load decides: a second could see a new claimer's resuming
-		runtime.Gosched()
-		st = cl.state.Load()
-	}
-	if st != rc.w {
-		rc.seg = nil // killed by a claimer; it already counted the cancelled cell
+	if rc.seg != nil && !rc.c.live(rc.seg, rc.i, rc.w) {
+		rc.seg = nil
 	}
 }
 
 func (rc *recvCase[T]) closedNow() bool {
-	return rc.seg.id<<segShift|uint64(rc.i) >= rc.c.closeAt.Load()
+	return rc.c.doomed(rc.seg.id<<segShift|uint64(rc.i), rc.w)
 }
 
 func (rc *recvCase[T]) withdraw() bool {
 	if rc.seg == nil {
 		return false
 	}
-	seg, cl := rc.seg, &rc.seg.cells[rc.i]
+	seg := rc.seg
 	rc.seg = nil
-	for {
-		st := cl.state.Load()
-		sched.Point()
-		switch st {
-		case rc.w:
-			if cl.state.CompareAndSwap(rc.w, stCancelledRecv) { // wR → cancelledRecv
-				seg.cancelled(false)
-				return true
-			}
-		case stResuming:
-			runtime.Gosched()
-		default:
-			return false
-		}
-	}
+	return rc.c.withdraw(seg, rc.i, rc.w)
 }
 
 func (rc *recvCase[T]) setClosed() { rc.ok = false }
 
 func (rc *recvCase[T]) collect() {
-	cl := &rc.seg.cells[rc.i]
+	out := rc.c.result(rc.w)
+	rc.v, rc.ok = rc.c.collect(rc.seg, rc.i, rc.w, out), out == outOK
 	rc.seg = nil
-	if rc.w.res == resClosed {
-		rc.ok = false
-		return
-	}
-	var zero T
-	rc.v, rc.ok = cl.elem, true
-	cl.elem = zero
 }
 
 func (rc *recvCase[T]) complete() {
@@ -681,28 +571,14 @@ type sendCase[T any] struct {
 	err error
 }
 
-// selfCollide handles a case whose ticket met, in cell i of seg, the live
-// registration w of another case of its own select on the same channel: a
-// cell pairs the s-th send with the s-th receive, and a select cannot pair
-// with itself. On a rendezvous channel with nobody else about, a select's
-// send and receive tickets always meet so (the counters move in lockstep),
-// so redoing the round would spin forever. Instead the select withdraws w
-// (w → cancelled) and marks w's case deferred: it parks with the other case
-// registered and names itself in the channel's selfPending, and the first
-// operation that comes to park on the channel kicks it to register the
-// deferred case again, which then meets that operation.
-func selfCollide[T any](sc *selCall, seg *segment[T], i int, w *waiter) {
-	next := stCancelledRecv
-	if w.op == opSend {
-		next = stCancelledSend
-	}
-	if !seg.cells[i].state.CompareAndSwap(w, next) { // w → cancelled; a claimer may have got there first
-		return
-	}
-	seg.cancelled(w.op == opSend)
-	if w.op == opSend {
-		drop(&seg.cells[i])
-	}
+// deferCase is the select's side of a self-collision (bounded.go,
+// selfCollide): one of its cases met the live registration w of another of
+// its cases on the same channel, and w was withdrawn. w's case is deferred:
+// the select parks with the other case registered and names itself in the
+// channel's selfPending, and the first operation that comes to park on the
+// channel kicks it to register the deferred case again, which then meets
+// that operation.
+func (sc *selCall) deferCase(w *waiter) {
 	for _, j := range sc.order {
 		if k := sc.cases[j].k; k.waiter() == w {
 			k.refresh() // forgets the registration
@@ -736,142 +612,45 @@ func (sc *sendCase[T]) try() bool {
 }
 
 func (sc *sendCase[T]) register(call *selCall, j int) bool {
-	c := sc.c
-	for {
-		seg := c.sendSeg.Load()
-		t := c.s.Add(1) - 1
-		sched.Point()
-		if t&closedBit != 0 {
-			sc.err = ErrClosed
-			call.commit(j)
-			return true
-		}
-		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
-			continue
-		}
-		i := int(t & segMask)
-		if c.capacity < 0 {
-			if c.sendUnbounded(seg, i, sc.v) == outOK {
-				sc.err = nil
-				call.commit(j)
-				return true
-			}
-			continue
-		}
-		cl := &seg.cells[i]
-		cl.elem = sc.v
-	cell:
-		for {
-			st := cl.state.Load()
-			sched.Point()
-			switch {
-			case st == nil || st == stInBuffer:
-				if st == stInBuffer || c.roomFor(t) {
-					if !c.mayDeliver(t) {
-						if cl.state.CompareAndSwap(st, stCancelledSend) { // the send fails after Close
-							drop(cl)
-							seg.cancelled(true)
-							sc.err = ErrClosed
-							call.commit(j)
-							return true
-						}
-						continue
-					}
-					if cl.state.CompareAndSwap(st, stBuffered) { // the send takes effect (mayDeliver)
-						sc.err = nil
-						call.commit(j)
-						return true
-					}
-					continue
-				}
-				sc.w.sel, sc.w.idx, sc.w.wake = &call.st, int32(j), call.wake
-				if cl.state.CompareAndSwap(nil, sc.w) { // nil → wS (select)
-					sc.seg, sc.i = seg, i
-					kickPending(&c.selfPending, call)
-					return false
-				}
-			case st == stCancelledRecv:
-				drop(cl)
-				break cell
-			case st == stResuming:
-				runtime.Gosched()
-			case isWaiter(st) && st.op == opRecv && st.isSel && call.owns(st):
-				selfCollide(call, seg, i, st)
-			case isWaiter(st) && st.op == opRecv:
-				if !c.mayDeliver(t) {
-					failReceiver(seg, i, st)
-					continue
-				}
-				if claim(seg, i, st, stDone) { // wR → done: the send takes effect here
-					st.wakeUp(resOK)
-					sc.err = nil
-					call.commit(j)
-					return true
-				}
-			default:
-				panic("chans: corrupt cell state in select send")
-			}
-		}
+	p := party[T]{m: modeSelect, w: sc.w, sc: call, j: j}
+	out := sc.c.sendOp(nil, sc.v, &p)
+	if out == outRegistered {
+		sc.seg, sc.i = p.seg, p.i
+		return false
 	}
+	sc.err = sendErr(out) // outOK or outClosed
+	call.commit(j)
+	return true
 }
 
 func (sc *sendCase[T]) registered() bool { return sc.seg != nil }
 
 func (sc *sendCase[T]) refresh() {
-	if sc.seg == nil {
-		return
-	}
-	cl := &sc.seg.cells[sc.i]
-	st := cl.state.Load()
-	sched.Point()
-	for st == stResuming {
-		runtime.Gosched()
-		st = cl.state.Load()
-	}
-	if st != sc.w {
-		drop(cl) // killed by a claimer: the cell is cancelledSend
+	if sc.seg != nil && !sc.c.live(sc.seg, sc.i, sc.w) {
 		sc.seg = nil
 	}
 }
 
-func (sc *sendCase[T]) closedNow() bool { return sc.c.s.Load()&closedBit != 0 }
+func (sc *sendCase[T]) closedNow() bool {
+	return sc.c.doomed(sc.seg.id<<segShift|uint64(sc.i), sc.w)
+}
 
 func (sc *sendCase[T]) withdraw() bool {
 	if sc.seg == nil {
 		return false
 	}
-	seg, cl := sc.seg, &sc.seg.cells[sc.i]
+	seg := sc.seg
 	sc.seg = nil
-	for {
-		st := cl.state.Load()
-		sched.Point()
-		switch st {
-		case sc.w:
-			if cl.state.CompareAndSwap(sc.w, stCancelledSend) { // wS → cancelledSend
-				seg.cancelled(true)
-				drop(cl)
-				return true
-			}
-		case stResuming:
-			runtime.Gosched()
-		default:
-			drop(cl) // a claimer killed it: cancelledSend
-			return false
-		}
-	}
+	return sc.c.withdraw(seg, sc.i, sc.w)
 }
 
 func (sc *sendCase[T]) setClosed() { sc.err = ErrClosed }
 
 func (sc *sendCase[T]) collect() {
-	cl := &sc.seg.cells[sc.i]
+	out := sc.c.result(sc.w)
+	sc.c.collect(sc.seg, sc.i, sc.w, out)
+	sc.err = sendErr(out)
 	sc.seg = nil
-	if sc.w.res == resClosed {
-		sc.err = ErrClosed
-		drop(cl)
-		return
-	}
-	sc.err = nil
 }
 
 func (sc *sendCase[T]) complete() {

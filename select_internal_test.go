@@ -55,7 +55,7 @@ func TestSelectRecvDoesNotTurnAwayTicketedSender(t *testing.T) {
 		if err := c.Send(2000009); err != nil { // ticket 1: buffered at once
 			t.Fatal(err)
 		}
-		out := c.sendBounded(nil, seg, int(s&segMask), s, 7, nil, false)
+		out := c.sendStep(seg, s, 7, modeTry)
 		v, err := c.TryRecv()
 		t.Fatalf("select receive registered in cell %d whose sender holds its ticket: the sender's outcome %d "+
 			"(restart = %d), first value received %v (%v); a full verdict counted that sender before 2000009 was sent",
@@ -64,7 +64,7 @@ func TestSelectRecvDoesNotTurnAwayTicketedSender(t *testing.T) {
 		// Fixed: the receive case waits for the sender it cannot turn away.
 	}
 
-	if out := c.sendBounded(nil, seg, int(s&segMask), s, 7, nil, false); out != outOK {
+	if out := c.sendStep(seg, s, 7, modeTry); out != outOK {
 		t.Fatalf("paused TrySend(7): outcome %d, want outOK", out)
 	}
 	if won := <-done; !won || !rc.ok || rc.v != 7 {

@@ -108,133 +108,35 @@ const (
 // isWaiter reports whether a cell state is a registration rather than a marker.
 func isWaiter(st *waiter) bool { return st != nil && st.op != 0 }
 
-// claim moves cell i of s from the registration w to next, for the party
-// completing w's operation. It reports false when w was cancelled, or its
-// select went with another case, or its select is still registering; the
-// cell is then in the cancelled state of w's side, and the caller treats it
-// as such. On success the caller owns the completion and calls w.wakeUp
-// after it has finished with the cell (a receiver reads elem after waking).
-// Parked senders are claimed with Chan.claimSender instead, except by Close.
-func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
-	c := &s.cells[i]
-	if !w.isSel {
-		return c.state.CompareAndSwap(w, next) // w → next: the operation completes here
-	}
-	if !c.state.CompareAndSwap(w, stResuming) { // w → resuming: shut out the owner's cleanup
-		return false
-	}
-	sched.Point()
-	if selCommit(w) {
-		sched.Point()
-		c.state.Store(next) // resuming → next
-		return true
-	}
-	kill(s, i, w)
-	return false
-}
-
 // selCommit commits w's select to w's case. The caller holds w's cell in
 // resuming, so the registration is live and w.sel and w.idx belong to the
 // current select call.
-func selCommit(w *waiter) bool {
+func selCommit(w *waiter) bool { return selClaim(w.sel, 1+w.idx) }
+
+// selClaim is a claimer's step on a select's state word: a parked select
+// (selWaiting) moves to 'to' (1 + a case, to commit it; selDirty, to wake it
+// to register again), and selClaim reports true. A select that is still
+// registering may not be committed by others (its own registration may yet
+// have to commit it): it is marked selDirty, so that it registers the
+// claimed case again, and selClaim reports false; so it does for a select
+// already committed or cancelled.
+func selClaim(s *selState, to int32) bool {
 	for {
-		st := w.sel.state.Load()
+		st := s.state.Load()
 		sched.Point()
-		if st == selWaiting {
-			if w.sel.state.CompareAndSwap(selWaiting, 1+w.idx) { // the select commits to this case
+		switch st {
+		case selWaiting:
+			if s.state.CompareAndSwap(selWaiting, to) {
 				return true
 			}
-			continue
-		}
-		// A select may not be committed by others while it registers (its
-		// own registration may yet have to commit it): mark it so that it
-		// registers this case again.
-		if st == selReg && !w.sel.state.CompareAndSwap(selReg, selDirty) {
-			continue
-		}
-		return false
-	}
-}
-
-// kill ends a registration held in resuming that will not complete (another
-// case won, the select was cancelled, or it will register again):
-// resuming → cancelled.
-func kill[T any](s *segment[T], i int, w *waiter) {
-	if w.op == opSend {
-		s.cells[i].state.Store(stCancelledSend)
-		s.cancelled(true)
-	} else {
-		s.cells[i].state.Store(stCancelledRecv)
-		s.cancelled(false)
-	}
-}
-
-// failReceiver tells the receiver registered as w in cell i that the sender
-// of the cell gives up (a send that found Close in its way, see
-// Chan.mayDeliver): wR → cancelledRecv, and the receiver takes a new ticket.
-// A select so told registers that case again: if it was parked, it is woken
-// in selDirty to do so.
-func failReceiver[T any](s *segment[T], i int, w *waiter) {
-	c := &s.cells[i]
-	if !w.isSel {
-		if c.state.CompareAndSwap(w, stCancelledRecv) { // wR → cancelledRecv
-			s.cancelled(false)
-			w.wakeUp(resRestart)
-		}
-		return
-	}
-	if !c.state.CompareAndSwap(w, stResuming) { // wR → resuming
-		return
-	}
-	sched.Point()
-	kicked := false
-	wake := w.wake // read while the cell is held: once it is released, w may be registered anew
-	for {
-		st := w.sel.state.Load()
-		if st == selReg && !w.sel.state.CompareAndSwap(selReg, selDirty) {
-			continue
-		}
-		if st == selWaiting {
-			if !w.sel.state.CompareAndSwap(selWaiting, selDirty) { // wake the select to register again
-				continue
+		case selReg:
+			if s.state.CompareAndSwap(selReg, selDirty) {
+				return false
 			}
-			kicked = true
+		default:
+			return false
 		}
-		break
 	}
-	kill(s, i, w) // resuming → cancelledRecv
-	if kicked {
-		wake <- struct{}{}
-	}
-}
-
-// claimSender claims the parked sender w for a receiver (next = taken) or a
-// buffer expansion (next = buffered). It holds the cell in resuming while it
-// asks mayDeliver, so that a parked send takes effect after Close only if it
-// was inside the buffer when Close took effect (a plain parked sender inside
-// the buffer window counts as buffered: see inWindow); otherwise the claimer
-// fails the send as Close's walk would have, and reports false (the cell is
-// then cancelledSend).
-func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) bool {
-	cl := &seg.cells[i]
-	if !cl.state.CompareAndSwap(w, stResuming) { // wS → resuming
-		return false
-	}
-	sched.Point()
-	closed := !c.mayDeliver(seg.id<<segShift | uint64(i))
-	sched.Point()
-	if w.isSel && !selCommit(w) {
-		kill(seg, i, w)
-		return false
-	}
-	if !closed {
-		cl.state.Store(next) // resuming → taken|buffered: the send takes effect
-		return true
-	}
-	cl.state.Store(stCancelledSend) // resuming → cancelledSend: the send fails after Close
-	seg.cancelled(true)
-	w.wakeUp(resClosed)
-	return false
 }
 
 // wakeUp hands the outcome to the owner of a claimed registration.
