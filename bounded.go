@@ -898,31 +898,59 @@ func (c *Chan[T]) expand() {
 		seg := c.bufSeg.Load()
 		b := c.b.Add(1) - 1
 		sched.Point()
-		if b >= c.s.Load()&counterMask {
-			// The sender of cell b has no ticket yet; it will find b < B.
-			c.settled.Add(1)
-			// Still move the root along, as far as the list reaches, or it
-			// would keep every segment since the buffer was last full alive.
-			if id := b >> segShift; seg.id < id {
-				c.advanceBufSeg(seg, id)
-			}
-			return
-		}
-		if id := b >> segShift; seg.id != id {
-			seg = c.findAndMove(&c.bufSeg, seg, id)
-			if seg.id != id {
-				// Segment removed: in a buffered channel only cells given up
-				// by receivers count towards removal, and expansion is done
-				// for those.
-				c.settled.Add(1)
-				return
-			}
-		}
-		if c.expandCell(seg, int(b&segMask)) {
+		if c.expandAt(&seg, b) {
 			c.settled.Add(1) // after the cell's transition: full reads this first
 			return
 		}
 	}
+}
+
+// expandN runs the k expansions of k receive tickets, taking k expansion
+// tickets with one fetch-and-add; an expansion whose ticket met a hole takes
+// another, one at a time (expand). Each counts itself in settled when done.
+func (c *Chan[T]) expandN(k uint64) {
+	if c.capacity <= 0 || k == 0 {
+		return
+	}
+	seg := c.bufSeg.Load()
+	b := c.b.Add(k) - k
+	sched.Point()
+	var redo uint64
+	for j := range k {
+		if !c.expandAt(&seg, b+j) {
+			redo++
+		}
+	}
+	c.settled.Add(k - redo)
+	for ; redo > 0; redo-- {
+		c.expand()
+	}
+}
+
+// expandAt is one expansion with ticket b, from the segment *seg (read from
+// bufSeg before the ticket was taken; moved along as the walk goes). It
+// reports false where cell b was a hole that the expansion makes good by
+// taking another ticket.
+func (c *Chan[T]) expandAt(seg **segment[T], b uint64) bool {
+	if b >= c.s.Load()&counterMask {
+		// The sender of cell b has no ticket yet; it will find b < B.
+		// Still move the root along, as far as the list reaches, or it
+		// would keep every segment since the buffer was last full alive.
+		if id := b >> segShift; (*seg).id < id {
+			c.advanceBufSeg(*seg, id)
+		}
+		return true
+	}
+	if id := b >> segShift; (*seg).id != id {
+		*seg = c.findAndMove(&c.bufSeg, *seg, id)
+		if (*seg).id != id {
+			// Segment removed: in a buffered channel only cells given up
+			// by receivers count towards removal, and expansion is done
+			// for those.
+			return true
+		}
+	}
+	return c.expandCell(*seg, int(b&segMask))
 }
 
 // settle counts a receive ticket that owes no expansion: its cell was a hole

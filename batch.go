@@ -1,0 +1,313 @@
+package chans
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/scalable-go/chans/internal/sched"
+)
+
+// Batch operations. A batch stands for the sequence of single operations
+// its values go through, and meets each cell in the same cell step as they
+// do (sendCell, recvCell). What it saves is the traffic on the ticket
+// counters: it claims k tickets with one CompareAndSwap, and only tickets
+// whose partner is already there, so that no cell of a batch is left empty
+// and no sender or receiver it meets has to restart:
+//
+//   - a receive batch claims tickets [r, r+k) with r+k ≤ S: every one of
+//     them has a sender holding its ticket (the ticketed-sender rule then
+//     makes each cell step wait for a sender still on its way, never give
+//     the cell up); its expansions take k tickets of B with one
+//     fetch-and-add (expandN);
+//   - a send batch claims tickets [s, s+k) that all have room: below
+//     max(B, R + capacity) for a buffered channel, below R for a rendezvous
+//     channel (a receiver holds each ticket), any k for an unbounded one.
+//
+// Where no ticket qualifies, the batch runs one ordinary operation, which
+// may park; then it goes on with the next batch.
+
+// SendMany sends the values of vs in order, as len(vs) consecutive Sends by
+// the calling goroutine would, and returns how many it sent. It blocks while
+// the channel has no room. If the channel is closed it returns (n,
+// ErrClosed): exactly vs[:n] were sent, and none of the rest will ever be
+// received. On a rendezvous channel each value is handed to a receiver.
+//
+// Each value takes effect where the Send of that value would.
+func (c *Chan[T]) SendMany(vs []T) (int, error) { return c.sendMany(nil, vs, nil) }
+
+// SendManyContext is SendMany that gives up when ctx is done: it returns (n,
+// ctx.Err()) where exactly vs[:n] were sent and none of the rest will ever
+// be received. If ctx is already done it sends only what needs no waiting.
+func (c *Chan[T]) SendManyContext(ctx context.Context, vs []T) (int, error) {
+	return c.sendMany(ctx, vs, nil)
+}
+
+// RecvMany blocks until at least one value is available, or the channel is
+// closed and drained, and then receives into dst every value available at
+// that moment, up to len(dst), in order. It returns (n, nil) with n ≥ 1, or
+// (0, ErrClosed) once the channel is closed and drained; with an empty dst it
+// returns (0, nil) at once.
+//
+// Each value is received where the Recv that got it would have taken effect.
+func (c *Chan[T]) RecvMany(dst []T) (int, error) { return c.recvMany(nil, dst, nil, modePark) }
+
+// RecvManyContext is RecvMany that gives up when ctx is done, returning (0,
+// ctx.Err()); it then took nothing. A value handed over as ctx fired is
+// returned, never dropped.
+func (c *Chan[T]) RecvManyContext(ctx context.Context, dst []T) (int, error) {
+	return c.recvMany(ctx, dst, nil, modePark)
+}
+
+// TryRecvMany receives into dst, without blocking, every value available,
+// up to len(dst), in order. It returns (n, nil) with n ≥ 1, (0, ErrEmpty) if
+// the channel was empty at an instant during the call, or (0, ErrClosed)
+// once it is closed and drained. With an empty dst it returns (0, nil).
+func (c *Chan[T]) TryRecvMany(dst []T) (int, error) { return c.recvMany(nil, dst, nil, modeTry) }
+
+// SendMany is Chan.SendMany, parking on the Handle's waiter.
+func (h *Handle[T]) SendMany(vs []T) (int, error) { return h.c.sendMany(nil, vs, h.ws) }
+
+// SendManyContext is Chan.SendManyContext, parking on the Handle's waiter.
+func (h *Handle[T]) SendManyContext(ctx context.Context, vs []T) (int, error) {
+	return h.c.sendMany(ctx, vs, h.ws)
+}
+
+// RecvMany is Chan.RecvMany, parking on the Handle's waiter.
+func (h *Handle[T]) RecvMany(dst []T) (int, error) { return h.c.recvMany(nil, dst, h.wr, modePark) }
+
+// RecvManyContext is Chan.RecvManyContext, parking on the Handle's waiter.
+func (h *Handle[T]) RecvManyContext(ctx context.Context, dst []T) (int, error) {
+	return h.c.recvMany(ctx, dst, h.wr, modePark)
+}
+
+// TryRecvMany is Chan.TryRecvMany.
+func (h *Handle[T]) TryRecvMany(dst []T) (int, error) { return h.c.recvMany(nil, dst, nil, modeTry) }
+
+// sendMany is SendMany (ctx nil) and SendManyContext, parking on w if it is
+// not nil.
+func (c *Chan[T]) sendMany(ctx context.Context, vs []T, w *waiter) (int, error) {
+	c.mustBeMade()
+	n := 0
+	for n < len(vs) {
+		if k := c.sendBatch(vs[n:]); k > 0 {
+			n += k
+			continue
+		}
+		if c.s.Load()&closedBit != 0 {
+			return n, ErrClosed
+		}
+		// No room for a batch: one Send, which may park (with a done ctx,
+		// sendContext only tries).
+		var err error
+		if ctx != nil {
+			err = c.sendContext(ctx, vs[n], w)
+		} else {
+			err = c.send(nil, vs[n], w)
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// sendBatch claims the tickets that have room for a prefix of vs, at most
+// len(vs) of them, with one CompareAndSwap on S, and delivers vs in order
+// into their cells, skipping a cell whose receiver gave it up. It returns how
+// many values it sent: 0 when no ticket had room or the channel is closed
+// (the caller tells which), and fewer than the tickets it took when cells
+// were skipped or Close failed the rest.
+func (c *Chan[T]) sendBatch(vs []T) int {
+	seg := c.sendSeg.Load() // before the tickets: not past them
+	s, k := c.claimSends(uint64(len(vs)))
+	if k == 0 {
+		return 0
+	}
+	sched.Point()
+	n := 0
+	failed := false
+	for t := s; t < s+k; t++ {
+		id := t >> segShift
+		if seg.id != id {
+			if seg = c.findAndMove(&c.sendSeg, seg, id); seg.id != id {
+				continue // removed: every cell in it was given up
+			}
+		}
+		i := int(t & segMask)
+		if failed {
+			// Close failed an earlier ticket of this batch, so it fails
+			// this one too (mayDeliver is monotonic in the ticket). The
+			// cell's receiver must still learn that no value comes.
+			c.failSend(seg, i, t)
+			continue
+		}
+		var out outcome
+		if c.capacity < 0 {
+			out = c.sendUnbounded(seg, i, vs[n])
+		} else {
+			p := party[T]{m: modePark}
+			if out = c.sendCell(seg, i, t, vs[n], &p); out == outRegistered {
+				// Not reached: every ticket had room when claimed, and room
+				// only grows. Parking is still correct, if slow.
+				_, out = c.park(nil, seg, i, &p)
+			}
+		}
+		switch out {
+		case outOK:
+			n++
+		case outClosed:
+			failed = true
+		}
+		// outRestart: the receiver gave the cell up; the value goes to the
+		// next ticket.
+	}
+	return n
+}
+
+// claimSends claims up to want send tickets that all have room, with one
+// CompareAndSwap on S, and returns the first and their number (0 if none
+// has room or the channel is closed).
+func (c *Chan[T]) claimSends(want uint64) (uint64, uint64) {
+	for {
+		sw := c.s.Load()
+		if sw&closedBit != 0 {
+			return 0, 0
+		}
+		var end uint64
+		switch {
+		case c.capacity < 0:
+			end = sw + want
+		case c.capacity == 0:
+			end = c.r.Load() // a receiver holds each ticket below R
+		default:
+			end = max(c.b.Load(), c.r.Load()+uint64(c.capacity)) // roomFor, for every ticket below end
+		}
+		if end <= sw {
+			return 0, 0
+		}
+		k := min(want, end-sw)
+		if c.s.CompareAndSwap(sw, sw+k) {
+			return sw, k
+		}
+	}
+}
+
+// failSend fails the send of ticket t in cell i of seg, which its batch will
+// not deliver because Close failed an earlier ticket of the batch:
+// nil|inBuffer → cancelledSend, or a parked receiver is told to take a new
+// ticket (wR → cancelledRecv).
+func (c *Chan[T]) failSend(seg *segment[T], i int, t uint64) {
+	cl := &seg.cells[i]
+	for {
+		st := cl.state.Load()
+		sched.Point()
+		switch {
+		case st == nil || st == stInBuffer:
+			if c.giveUp(seg, i, st, opSend) {
+				return
+			}
+		case st == stResuming:
+			// A claimer holds a select's registration: wait for it.
+			runtime.Gosched()
+		case isWaiter(st) && st.op == opRecv:
+			failReceiver(seg, i, st)
+		default: // cancelledRecv: the receiver gave up first
+			return
+		}
+	}
+}
+
+// recvMany is RecvMany (ctx nil), RecvManyContext and, with mode modeTry,
+// TryRecvMany; it parks on w if it is not nil.
+func (c *Chan[T]) recvMany(ctx context.Context, dst []T, w *waiter, m mode) (int, error) {
+	if len(dst) == 0 {
+		return 0, nil
+	}
+	c.mustBeMade()
+	if n := c.recvBatch(dst); n > 0 {
+		return n, nil
+	}
+	// Nothing available to a batch: one receive, which may park (with a done
+	// ctx, recvContext only tries); then whatever else is available.
+	var v T
+	var err error
+	switch {
+	case m == modeTry:
+		v, err = c.tryRecv()
+	case ctx != nil:
+		v, err = c.recvContext(ctx, w)
+	default:
+		v, err = c.recv(nil, w)
+	}
+	if err != nil {
+		return 0, err
+	}
+	dst[0] = v
+	return 1 + c.recvBatch(dst[1:]), nil
+}
+
+// recvBatch claims, with one CompareAndSwap on R, the receive tickets of
+// values that are available, at most len(dst) of them, and receives them in
+// order into dst. It returns how many it received: 0 if none was available,
+// and fewer than the tickets it took where senders gave their cells up.
+func (c *Chan[T]) recvBatch(dst []T) int {
+	if len(dst) == 0 {
+		return 0
+	}
+	seg := c.recvSeg.Load() // before the tickets: not past them
+	r, k := c.claimRecvs(uint64(len(dst)))
+	if k == 0 {
+		return 0
+	}
+	sched.Point()
+	n := 0
+	var expansions uint64
+	for t := r; t < r+k; t++ {
+		id := t >> segShift
+		if seg.id != id {
+			if seg = c.findAndMove(&c.recvSeg, seg, id); seg.id != id {
+				continue // removed: every cell in it was given up
+			}
+		}
+		// The sender of t holds its ticket: the Try step waits for it and
+		// never gives the cell up (waitsForSender).
+		p := party[T]{m: modeTry}
+		v, out := c.recvCell(seg, int(t&segMask), t, &p)
+		switch out {
+		case outOK:
+			dst[n] = v
+			n++
+			expansions++
+		case outHole, outNoWait:
+			expansions++ // one expansion per receive ticket (recvOp)
+		case outRestart:
+			c.settle()
+		}
+		// outClosed: t is at or past closeAt, and so are the rest.
+	}
+	c.expandN(expansions)
+	return n
+}
+
+// claimRecvs claims up to want receive tickets whose senders hold theirs
+// (below S, and below closeAt once closed), with one CompareAndSwap on R, and
+// returns the first and their number (0 if there are none). The loads go R,
+// then S, as in tryRecv.
+func (c *Chan[T]) claimRecvs(want uint64) (uint64, uint64) {
+	for {
+		r := c.r.Load()
+		sw := c.s.Load()
+		s := sw & counterMask
+		if sw&closedBit != 0 {
+			s = min(s, c.closedAt())
+		}
+		if r >= s {
+			return 0, 0
+		}
+		k := min(want, s-r)
+		if c.r.CompareAndSwap(r, r+k) {
+			return r, k
+		}
+	}
+}
