@@ -33,13 +33,13 @@ import (
 // received. On a rendezvous channel each value is handed to a receiver.
 //
 // Each value takes effect where the Send of that value would.
-func (c *Chan[T]) SendMany(vs []T) (int, error) { return c.sendMany(nil, vs, nil) }
+func (c *Chan[T]) SendMany(vs []T) (int, error) { return c.sendMany(context.Background(), vs, nil) }
 
 // SendManyContext is SendMany that gives up when ctx is done: it returns (n,
 // ctx.Err()) where exactly vs[:n] were sent and none of the rest will ever
 // be received. If ctx is already done it sends only what needs no waiting.
 func (c *Chan[T]) SendManyContext(ctx context.Context, vs []T) (int, error) {
-	return c.sendMany(ctx, vs, nil)
+	return c.sendMany(mustCtx(ctx), vs, nil)
 }
 
 // RecvMany blocks until at least one value is available, or the channel is
@@ -49,42 +49,52 @@ func (c *Chan[T]) SendManyContext(ctx context.Context, vs []T) (int, error) {
 // returns (0, nil) at once.
 //
 // Each value is received where the Recv that got it would have taken effect.
-func (c *Chan[T]) RecvMany(dst []T) (int, error) { return c.recvMany(nil, dst, nil, modePark) }
+func (c *Chan[T]) RecvMany(dst []T) (int, error) {
+	return c.recvMany(context.Background(), dst, nil, modePark)
+}
 
 // RecvManyContext is RecvMany that gives up when ctx is done, returning (0,
 // ctx.Err()); it then took nothing. A value handed over as ctx fired is
 // returned, never dropped.
 func (c *Chan[T]) RecvManyContext(ctx context.Context, dst []T) (int, error) {
-	return c.recvMany(ctx, dst, nil, modePark)
+	return c.recvMany(mustCtx(ctx), dst, nil, modePark)
 }
 
 // TryRecvMany receives into dst, without blocking, every value available,
 // up to len(dst), in order. It returns (n, nil) with n ≥ 1, (0, ErrEmpty) if
 // the channel was empty at an instant during the call, or (0, ErrClosed)
 // once it is closed and drained. With an empty dst it returns (0, nil).
-func (c *Chan[T]) TryRecvMany(dst []T) (int, error) { return c.recvMany(nil, dst, nil, modeTry) }
+func (c *Chan[T]) TryRecvMany(dst []T) (int, error) {
+	return c.recvMany(context.Background(), dst, nil, modeTry)
+}
 
 // SendMany is Chan.SendMany, parking on the Handle's waiter.
-func (h *Handle[T]) SendMany(vs []T) (int, error) { return h.c.sendMany(nil, vs, h.ws) }
+func (h *Handle[T]) SendMany(vs []T) (int, error) {
+	return h.c.sendMany(context.Background(), vs, h.ws)
+}
 
 // SendManyContext is Chan.SendManyContext, parking on the Handle's waiter.
 func (h *Handle[T]) SendManyContext(ctx context.Context, vs []T) (int, error) {
-	return h.c.sendMany(ctx, vs, h.ws)
+	return h.c.sendMany(mustCtx(ctx), vs, h.ws)
 }
 
 // RecvMany is Chan.RecvMany, parking on the Handle's waiter.
-func (h *Handle[T]) RecvMany(dst []T) (int, error) { return h.c.recvMany(nil, dst, h.wr, modePark) }
+func (h *Handle[T]) RecvMany(dst []T) (int, error) {
+	return h.c.recvMany(context.Background(), dst, h.wr, modePark)
+}
 
 // RecvManyContext is Chan.RecvManyContext, parking on the Handle's waiter.
 func (h *Handle[T]) RecvManyContext(ctx context.Context, dst []T) (int, error) {
-	return h.c.recvMany(ctx, dst, h.wr, modePark)
+	return h.c.recvMany(mustCtx(ctx), dst, h.wr, modePark)
 }
 
 // TryRecvMany is Chan.TryRecvMany.
-func (h *Handle[T]) TryRecvMany(dst []T) (int, error) { return h.c.recvMany(nil, dst, nil, modeTry) }
+func (h *Handle[T]) TryRecvMany(dst []T) (int, error) {
+	return h.c.recvMany(context.Background(), dst, nil, modeTry)
+}
 
-// sendMany is SendMany (ctx nil) and SendManyContext, parking on w if it is
-// not nil.
+// sendMany is SendMany (ctx is context.Background()) and SendManyContext,
+// parking on w if it is not nil.
 func (c *Chan[T]) sendMany(ctx context.Context, vs []T, w *waiter) (int, error) {
 	c.mustBeMade()
 	n := 0
@@ -99,7 +109,7 @@ func (c *Chan[T]) sendMany(ctx context.Context, vs []T, w *waiter) (int, error) 
 		// No room for a batch: one Send, which may park (with a done ctx,
 		// sendContext only tries).
 		var err error
-		if ctx != nil {
+		if ctx.Done() != nil {
 			err = c.sendContext(ctx, vs[n], w)
 		} else {
 			err = c.send(nil, vs[n], w)
@@ -218,8 +228,8 @@ func (c *Chan[T]) failSend(seg *segment[T], i int, t uint64) {
 	}
 }
 
-// recvMany is RecvMany (ctx nil), RecvManyContext and, with mode modeTry,
-// TryRecvMany; it parks on w if it is not nil.
+// recvMany is RecvMany (ctx is context.Background()), RecvManyContext and,
+// with mode modeTry, TryRecvMany; it parks on w if it is not nil.
 func (c *Chan[T]) recvMany(ctx context.Context, dst []T, w *waiter, m mode) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
@@ -235,7 +245,7 @@ func (c *Chan[T]) recvMany(ctx context.Context, dst []T, w *waiter, m mode) (int
 	switch {
 	case m == modeTry:
 		v, err = c.tryRecv()
-	case ctx != nil:
+	case ctx.Done() != nil:
 		v, err = c.recvContext(ctx, w)
 	default:
 		v, err = c.recv(nil, w)
@@ -310,4 +320,12 @@ func (c *Chan[T]) claimRecvs(want uint64) (uint64, uint64) {
 			return r, k
 		}
 	}
+}
+
+// mustCtx returns ctx, panicking if it is nil, as the other Context methods do.
+func mustCtx(ctx context.Context) context.Context {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	return ctx
 }

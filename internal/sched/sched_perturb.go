@@ -5,6 +5,7 @@ package sched
 import (
 	"math/rand/v2"
 	"runtime"
+	"sync/atomic"
 )
 
 // Enabled reports whether this build perturbs schedules.
@@ -18,9 +19,12 @@ func Point() {
 	case n&3 == 0:
 		runtime.Gosched()
 	case n&7 == 1:
-		spin(n >> 24)
+		sink.Store(spin(n >> 24))
 	}
 }
+
+// sink keeps spin's result, so that the spin is not work without effect.
+var sink atomic.Uint32
 
 // spin busy-waits for about n iterations without touching shared memory.
 //
