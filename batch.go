@@ -137,6 +137,7 @@ func (c *Chan[T]) sendBatch(vs []T) int {
 	sched.Point()
 	n := 0
 	failed := false
+	p := party[T]{m: modePark, room: true}
 	for t := s; t < s+k; t++ {
 		id := t >> segShift
 		if seg.id != id {
@@ -156,7 +157,6 @@ func (c *Chan[T]) sendBatch(vs []T) int {
 		if c.capacity < 0 {
 			out = c.sendUnbounded(seg, i, vs[n])
 		} else {
-			p := party[T]{m: modePark}
 			if out = c.sendCell(seg, i, t, vs[n], &p); out == outRegistered {
 				// Not reached: every ticket had room when claimed, and room
 				// only grows. Parking is still correct, if slow.
@@ -273,6 +273,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 	sched.Point()
 	n := 0
 	var expansions uint64
+	p := party[T]{m: modeTry}
 	for t := r; t < r+k; t++ {
 		id := t >> segShift
 		if seg.id != id {
@@ -282,7 +283,6 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		}
 		// The sender of t holds its ticket: the Try step waits for it and
 		// never gives the cell up (waitsForSender).
-		p := party[T]{m: modeTry}
 		v, out := c.recvCell(seg, int(t&segMask), t, &p)
 		switch out {
 		case outOK:

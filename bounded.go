@@ -200,6 +200,10 @@ type party[T any] struct {
 	w  *waiter
 	sc *selCall // modeSelect: the select, to tell its own registrations apart
 	j  int      // modeSelect: the case's index
+	// room says that the send's ticket had room when it was claimed (a send
+	// batch claims only such tickets, claimSends); room only grows, so the
+	// cell step need not ask roomFor again.
+	room bool
 
 	// Set by register: the waiter registered and whether it came from a pool.
 	own    *waiter
@@ -441,7 +445,7 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
-			if st == stInBuffer || (c.roomFor(s) && (p.m != modeTry || c.capacity > 0)) {
+			if st == stInBuffer || p.room || (c.roomFor(s) && (p.m != modeTry || c.capacity > 0)) {
 				// (A Try send on a rendezvous channel hands off only to a
 				// registered receiver, below: one still on its way may be a
 				// TryRecv, and two non-blocking calls must not meet.)
