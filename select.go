@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -39,6 +40,15 @@ import (
 //	selWaiting ──(select, context done)──> selCancelled
 //	selWaiting ──(failReceiver: a send gave up after Close)──> selDirty, and
 //	           the select wakes, registers the dead cases again and parks
+//	selWaiting ──(select, an OnDone channel closed or its timer fired)──> 1+j
+//	selDirty ──(select, an OnDone or OnTimeout case ready)──> 1+j
+//
+// OnDone and OnTimeout cases (select_time.go) register nowhere: the select
+// itself waits on their channels beside its wake channel and the context's,
+// and commits itself to such a case with the same CompareAndSwap from
+// selWaiting that the context path uses to give up. If that fails, a
+// claimer won (or kicked the select) first, and the select takes the wake
+// token as usual.
 //
 // Only the select itself leaves selReg and selDirty, so its own commit during
 // registration never fails and it never has to give back a value it has
@@ -51,13 +61,15 @@ import (
 // Linearization: a committed case takes effect where the plain operation of
 // its kind would (bounded.go); a select that returns nothing (TrySelect, or a
 // context done before any case) at the instant of its double collect, or of
-// its move to selCancelled.
+// its move to selCancelled; an OnDone or OnTimeout case that commits, at the
+// poll that found it ready, or the select's own move to 1+j.
 
-// Case is one operation of a select, made by OnRecv or OnSend. A Case may be
-// used by one select at a time, and again later; it must not appear twice in
-// one call.
+// Case is one operation of a select, made by OnRecv, OnSend, OnSendPtr,
+// OnDone or OnTimeout. A Case may be used by one select at a time, and again
+// later; it must not appear twice in one call.
 type Case struct {
-	k selCase
+	k   selCase
+	sig bool // an OnDone or OnTimeout case: see select_time.go
 }
 
 type selCase interface {
@@ -87,7 +99,7 @@ func OnRecv[T any](c *Chan[T], f func(v T, ok bool)) Case {
 		return Case{}
 	}
 	c.mustBeMade()
-	return Case{&recvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
+	return Case{k: &recvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
 }
 
 // OnSend returns a case that sends v on c and passes the outcome to f (nil or
@@ -97,7 +109,28 @@ func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
 		return Case{}
 	}
 	c.mustBeMade()
-	return Case{&sendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
+	sc := &sendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}
+	sc.p = &sc.v
+	return Case{k: sc}
+}
+
+// OnSendPtr returns a case that sends *p on c and passes the outcome to f
+// (nil or ErrClosed), so that a case built once, in a Selector, can send a
+// different value on each call: set *p before the call. f may be nil, and
+// may set *p for the next call. A nil c is never ready; a nil p panics.
+//
+// The value sent is the one *p holds when a call that holds the case
+// starts: p must not be written while such a call runs, except by the
+// callbacks it runs.
+func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
+	if p == nil {
+		panic("chans: OnSendPtr with a nil pointer")
+	}
+	if c == nil {
+		return Case{}
+	}
+	c.mustBeMade()
+	return Case{k: &sendCase[T]{c: c, p: p, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
 }
 
 // Select blocks until one case commits, runs its callback and returns its
@@ -133,20 +166,37 @@ func TrySelect(cases ...Case) (int, bool) {
 	return j, j >= 0
 }
 
-// Selector is a reusable select over a fixed list of cases. Its methods
-// allocate nothing once it has run once. A Selector is used by one goroutine
-// at a time.
+// Selector is a reusable select over a fixed list of cases, any of which can
+// be disabled and enabled again between calls. Its methods allocate nothing
+// once it has run once. A Selector is used by one goroutine at a time.
 type Selector struct {
-	cases []Case
+	all   []Case // as given to NewSelector
+	cases []Case // all, with the disabled cases zero (never ready)
 	sc    selCall
 }
 
-// NewSelector returns a Selector over cases.
+// NewSelector returns a Selector over cases, with every case enabled. It
+// keeps a copy of the list: changing cases afterwards does not change s.
 func NewSelector(cases ...Case) *Selector {
-	s := &Selector{cases: cases}
+	s := &Selector{all: slices.Clone(cases), cases: slices.Clone(cases)}
 	s.sc.init()
 	return s
 }
+
+// Disable makes case j (its index in the list given to NewSelector) never
+// ready, as a nil channel is in a select statement, until Enable(j): a
+// disabled case takes and delivers nothing and its callback does not run.
+// Disabling a disabled case does nothing. It may be called between calls of
+// s, or from a callback s runs. It takes effect at s's next call.
+func (s *Selector) Disable(j int) {
+	_ = s.all[j] // an index out of range panics
+	s.cases[j] = Case{}
+}
+
+// Enable makes case j of s take part again after Disable(j). Enabling an
+// enabled case does nothing. It may be called between calls of s, or from
+// a callback s runs. It takes effect at s's next call.
+func (s *Selector) Enable(j int) { s.cases[j] = s.all[j] }
 
 // Select is the package's Select over s's cases.
 func (s *Selector) Select() int {
@@ -177,6 +227,7 @@ type selCall struct {
 	order []int
 	snap  []uint64
 	snap2 []uint64
+	selSignals
 }
 
 var selCalls = sync.Pool{New: func() any {
@@ -225,12 +276,17 @@ func (sc *selCall) commit(j int) {
 	}
 }
 
-// shuffle sets sc.order to a random permutation of the non-nil cases.
+// shuffle sets sc.order to a random permutation of the non-nil cases, and
+// sc.sigs to the OnDone and OnTimeout cases among them, in index order.
 func (sc *selCall) shuffle(cases []Case) {
 	sc.order = sc.order[:0]
+	sc.sigs = sc.sigs[:0]
 	for j := range cases {
 		if cases[j].k == nil {
 			continue
+		}
+		if cases[j].sig {
+			sc.sigs = append(sc.sigs, j)
 		}
 		sc.order = append(sc.order, j)
 		n := len(sc.order)
@@ -240,15 +296,30 @@ func (sc *selCall) shuffle(cases []Case) {
 }
 
 // run is the select over cases; ctx is context.Background() for Select and
-// TrySelect (its Done channel is nil, and its Err is always nil).
+// TrySelect (its Done channel is nil, and its Err is always nil). The
+// winner's callback runs once the call's state is cleared, so that it may
+// change the case list (Selector.Disable) or select again.
 func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, error) {
+	j, err := sc.sel(ctx, cases, block)
+	sc.finish()
+	if j >= 0 {
+		cases[j].k.complete()
+	}
+	return j, err
+}
+
+// sel runs the passes of one call and returns the case it committed, or -1
+// and the context's error.
+func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, error) {
 	done := ctx.Done()
 	if ctx.Err() != nil {
 		block = false
 	}
 	sc.shuffle(cases)
 	sc.cases = cases
-	defer sc.finish()
+	if block && len(sc.sigs) > 0 {
+		sc.arm(cases) // an OnTimeout case's timer starts with the call
+	}
 	if len(sc.order) == 0 {
 		if !block {
 			return -1, ctx.Err()
@@ -269,7 +340,6 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 		if any {
 			for _, j := range sc.order {
 				if cases[j].k.try() {
-					cases[j].k.complete()
 					return j, nil
 				}
 			}
@@ -297,17 +367,22 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 
 	// Pass 3: park.
 	for win < 0 {
-		select {
-		case <-sc.wake:
-		case <-done:
+		switch ev := sc.park(done); ev {
+		case evWake:
+		case evCtx:
 			sched.Point()
 			if sc.st.state.CompareAndSwap(selWaiting, selCancelled) {
-				for _, j := range sc.order {
-					cases[j].k.withdraw()
-				}
+				sc.withdrawAll(cases)
 				return -1, ctx.Err()
 			}
 			<-sc.wake // committed, or kicked, as the context fired
+		default: // ev is an OnDone case whose channel is closed, or the OnTimeout case whose timer fired
+			sched.Point()
+			if sc.st.state.CompareAndSwap(selWaiting, int32(1+ev)) {
+				sc.withdrawAll(cases)
+				return ev, nil
+			}
+			<-sc.wake // committed, or kicked, as the signal came
 		}
 		if st := sc.st.state.Load(); st > 0 {
 			win = int(st) - 1
@@ -318,13 +393,17 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 		// registration (failReceiver), or an operation about to park on a
 		// channel where a case of this select was deferred kicked it.
 		// Register the dead and deferred cases again; with a done context,
-		// give up instead.
+		// give up instead, and with an OnDone or OnTimeout case ready,
+		// commit to it.
 		if ctx.Err() != nil {
 			sc.st.state.Store(selCancelled) // only this goroutine leaves selDirty
-			for _, j := range sc.order {
-				cases[j].k.withdraw()
-			}
+			sc.withdrawAll(cases)
 			return -1, ctx.Err()
+		}
+		if j := sc.signalReady(); j >= 0 {
+			sc.st.state.Store(int32(1 + j)) // only this goroutine leaves selDirty
+			sc.withdrawAll(cases)
+			return j, nil
 		}
 		sc.st.state.Store(selReg)
 		sc.retry(cases)
@@ -333,17 +412,24 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, erro
 		}
 	}
 
-	// Pass 4: clean up and run the winner's callback.
+	// Pass 4: clean up; run calls the winner's callback.
 	for _, j := range sc.order {
 		if j != win {
 			cases[j].k.withdraw()
 		}
 	}
-	cases[win].k.complete()
 	return win, nil
 }
 
-// finish drops the call's cases and takes sc out of any selfPending slot.
+// withdrawAll withdraws every registration of the call.
+func (sc *selCall) withdrawAll(cases []Case) {
+	for _, j := range sc.order {
+		cases[j].k.withdraw()
+	}
+}
+
+// finish drops the call's cases, takes sc out of any selfPending slot and
+// stops the call's timer.
 func (sc *selCall) finish() {
 	for _, j := range sc.order {
 		k := sc.cases[j].k
@@ -353,13 +439,15 @@ func (sc *selCall) finish() {
 		}
 	}
 	sc.cases = nil
+	sc.disarm()
 }
 
 // register runs pass 2: it registers every case that has no live
 // registration, and returns the case the select committed itself to, or -1
 // once it is in selWaiting, or -2 if done was closed while a round of
 // registration had to be redone (the select is then in selCancelled and
-// holds no registration).
+// holds no registration). A round that has to be redone may also find an
+// OnDone or OnTimeout case ready and commit to it, withdrawing the rest.
 //
 // A round is redone when a claimer killed a registration. Two selects
 // registering on the same channels can kill each other's registrations; so
@@ -412,15 +500,19 @@ func (sc *selCall) register(cases []Case, done <-chan struct{}) int {
 		if sc.st.state.CompareAndSwap(selReg, selWaiting) {
 			return -1
 		}
-		// Dirty: some registrations were killed; register those again.
+		// Dirty: some registrations were killed; register those again,
+		// unless the context is done or an OnDone or OnTimeout case is ready.
 		select {
 		case <-done:
 			sc.st.state.Store(selCancelled) // only this goroutine leaves selDirty
-			for _, j := range sc.order {
-				cases[j].k.withdraw()
-			}
+			sc.withdrawAll(cases)
 			return -2
 		default:
+		}
+		if j := sc.signalReady(); j >= 0 {
+			sc.st.state.Store(int32(1 + j)) // only this goroutine leaves selDirty
+			sc.withdrawAll(cases)
+			return j
 		}
 		runtime.Gosched()
 		sc.st.state.CompareAndSwap(selDirty, selReg)
@@ -560,11 +652,12 @@ func (rc *recvCase[T]) complete() {
 	}
 }
 
-// sendCase is OnSend's case.
+// sendCase is OnSend's and OnSendPtr's case.
 type sendCase[T any] struct {
 	caseReg
 	c   *Chan[T]
-	v   T
+	v   T  // OnSend's value
+	p   *T // the value to send: &v for OnSend, the caller's for OnSendPtr
 	f   func(error)
 	seg *segment[T]
 	i   int
@@ -603,7 +696,7 @@ func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 }
 
 func (sc *sendCase[T]) try() bool {
-	err := sc.c.trySend(sc.v)
+	err := sc.c.trySend(*sc.p)
 	if err == ErrFull {
 		return false
 	}
@@ -613,7 +706,7 @@ func (sc *sendCase[T]) try() bool {
 
 func (sc *sendCase[T]) register(call *selCall, j int) bool {
 	p := party[T]{m: modeSelect, w: sc.w, sc: call, j: j}
-	out := sc.c.sendOp(nil, sc.v, &p)
+	out := sc.c.sendOp(nil, *sc.p, &p)
 	if out == outRegistered {
 		sc.seg, sc.i = p.seg, p.i
 		return false
