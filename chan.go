@@ -209,6 +209,38 @@ func all[T any](recv func() (T, bool)) iter.Seq[T] {
 	}
 }
 
+// AllContext is All that also stops when ctx is done: it receives values
+// until the channel is closed and drained or ctx is done, whichever comes
+// first, and once ctx is done it yields nothing more, even values still
+// buffered. It takes no value beyond those it yielded: a value handed over
+// just as ctx fired is yielded, not dropped, and breaking out of the loop
+// takes nothing more. A nil ctx panics. Each value yielded takes effect as
+// the RecvContext that received it.
+func (c *Chan[T]) AllContext(ctx context.Context) iter.Seq[T] {
+	return c.allContext(ctx, nil)
+}
+
+// allContext is AllContext, parking on w if it is not nil.
+func (c *Chan[T]) allContext(ctx context.Context, w *waiter) iter.Seq[T] {
+	if ctx == nil {
+		panic("chans: nil Context")
+	}
+	done := ctx.Done()
+	return func(yield func(T) bool) {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			v, err := c.recv(done, w) // errCancelled when done closed first: nothing taken
+			if err != nil || !yield(v) {
+				return
+			}
+		}
+	}
+}
+
 // Send is Chan.Send through h.
 func (h *Handle[T]) Send(v T) error { return h.c.send(nil, v, h.ws) }
 
@@ -236,6 +268,11 @@ func (h *Handle[T]) TryRecv() (T, error) { return h.c.tryRecv() }
 
 // All is Chan.All through h.
 func (h *Handle[T]) All() iter.Seq[T] { return all(h.Recv) }
+
+// AllContext is Chan.AllContext through h.
+func (h *Handle[T]) AllContext(ctx context.Context) iter.Seq[T] {
+	return h.c.allContext(ctx, h.wr)
+}
 
 // Close is Chan.Close.
 func (h *Handle[T]) Close() error { return h.c.Close() }
