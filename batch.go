@@ -12,7 +12,9 @@ import (
 // do (sendCell, recvCell). What it saves is the traffic on the ticket
 // counters: it claims k tickets with one CompareAndSwap, and only tickets
 // whose partner is already there, so that no cell of a batch is left empty
-// and no sender or receiver it meets has to restart:
+// and no sender or receiver it meets has to restart (but for a select still
+// registering, whose registration a batch kills as any partner would; the
+// select registers again):
 //
 //   - a receive batch claims tickets [r, r+k) with r+k ≤ S: every one of
 //     them has a sender holding its ticket (the ticketed-sender rule then
@@ -158,9 +160,8 @@ func (c *Chan[T]) sendBatch(vs []T) int {
 			out = c.sendUnbounded(seg, i, vs[n])
 		} else {
 			if out = c.sendCell(seg, i, t, vs[n], &p); out == outRegistered {
-				// Not reached: every ticket had room when claimed, and room
-				// only grows. Parking is still correct, if slow.
-				_, out = c.park(nil, seg, i, &p)
+				// p.room: a send with room never registers.
+				panic("chans: send batch registered in a cell with room")
 			}
 		}
 		switch out {
@@ -282,19 +283,29 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 			}
 		}
 		// The sender of t holds its ticket: the Try step waits for it and
-		// never gives the cell up (waitsForSender).
-		v, out := c.recvCell(seg, int(t&segMask), t, &p)
+		// never gives the cell up (waitsForSender). Before it may wait, the
+		// expansions owed so far run: while they are owed, full verdicts
+		// wait too.
+		i := int(t & segMask)
+		if st := seg.cells[i].state.Load(); expansions > 0 && (st == nil || st == stInBuffer) {
+			c.expandN(expansions)
+			expansions = 0
+		}
+		v, out := c.recvCell(seg, i, t, &p)
 		switch out {
 		case outOK:
 			dst[n] = v
 			n++
 			expansions++
-		case outHole, outNoWait:
+		case outHole:
 			expansions++ // one expansion per receive ticket (recvOp)
 		case outRestart:
 			c.settle()
+		default:
+			// outNoWait, outClosed: not reached, every ticket is below S
+			// and below closeAt.
+			panic("chans: receive batch gave up a cell whose sender holds its ticket")
 		}
-		// outClosed: t is at or past closeAt, and so are the rest.
 	}
 	c.expandN(expansions)
 	return n

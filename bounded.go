@@ -388,10 +388,10 @@ func (c *Chan[T]) doomed(idx uint64, w *waiter) bool {
 }
 
 // senderTicketed reports whether the sender of cell r holds its ticket and
-// will write the cell: r < S, and r below closeAt (a send with a ticket at
-// or past closeAt fails without touching its cell).
-func (c *Chan[T]) senderTicketed(r uint64) bool {
-	return r < c.s.Load()&counterMask && r < c.closeAt.Load()
+// will write the cell: r < S, and r below closeAt, as the caller loaded it (a
+// send with a ticket at or past closeAt fails without touching its cell).
+func (c *Chan[T]) senderTicketed(r, closeAt uint64) bool {
+	return r < closeAt && r < c.s.Load()&counterMask
 }
 
 // waitsForSender is the ticketed-sender rule, for the receiver of the empty
@@ -400,12 +400,14 @@ func (c *Chan[T]) senderTicketed(r uint64) bool {
 // at a later ticket, behind sends that came after it. So a receiver that may
 // give the cell up waits for that sender instead, yielding, never parking:
 //   - a Try receive always (it gives up where it would wait);
-//   - a select's receive case on a buffered channel (its registration may be
-//     withdrawn when another case wins); on a rendezvous channel no verdict
-//     counts a send before its hand-off, so the case registers;
+//   - a select's receive case on a buffered or unbounded channel (its
+//     registration may be killed by that very sender while the select
+//     registers, or withdrawn when another case wins); on a rendezvous
+//     channel no verdict counts a send before its hand-off, so the case
+//     registers;
 //   - a parked receive whose context fires (await) does not withdraw;
 //   - a receive that may park registers: it withdraws only through await.
-func (c *Chan[T]) waitsForSender(r uint64, m mode) bool {
+func (c *Chan[T]) waitsForSender(r, closeAt uint64, m mode) bool {
 	switch m {
 	case modePark:
 		return false
@@ -414,7 +416,7 @@ func (c *Chan[T]) waitsForSender(r uint64, m mode) bool {
 			return false
 		}
 	}
-	return c.senderTicketed(r)
+	return c.senderTicketed(r, closeAt)
 }
 
 // awaitSender waits, yielding after spinPark loads and never parking, for
@@ -538,10 +540,11 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 			cl.elem = zero
 			return v, outOK
 		case st == nil || st == stInBuffer:
-			if r >= c.closeAt.Load() {
+			closeAt := c.closeAt.Load()
+			if r >= closeAt {
 				return zero, outClosed // no send at or past closeAt delivers
 			}
-			if c.waitsForSender(r, p.m) {
+			if c.waitsForSender(r, closeAt, p.m) {
 				c.awaitSender(cl, st, r)
 				continue
 			}
@@ -799,7 +802,7 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 		// claim), so the wait is short; the operation happens although ctx
 		// is done.
 		idx := seg.id<<segShift | uint64(i)
-		if own.op == opRecv && c.senderTicketed(idx) || own.op == opSend && c.asBuffered(idx, own) {
+		if own.op == opRecv && c.senderTicketed(idx, c.closeAt.Load()) || own.op == opSend && c.asBuffered(idx, own) {
 			<-own.wake
 			return c.result(own)
 		}
@@ -941,7 +944,7 @@ func (c *Chan[T]) expandAt(seg **segment[T], b uint64) bool {
 		// Still move the root along, as far as the list reaches, or it
 		// would keep every segment since the buffer was last full alive.
 		if id := b >> segShift; (*seg).id < id {
-			c.advanceBufSeg(*seg, id)
+			*seg = c.advanceBufSeg(*seg, id)
 		}
 		return true
 	}
@@ -966,8 +969,9 @@ func (c *Chan[T]) settle() {
 }
 
 // advanceBufSeg moves the bufSeg root from seg towards the segment with the
-// given id, without growing the list.
-func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) {
+// given id, without growing the list, and returns the segment it reached (seg
+// if none).
+func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) *segment[T] {
 	cur := seg
 	for cur.id < id {
 		n := cur.next.Load()
@@ -979,9 +983,10 @@ func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) {
 	for cur != seg && !c.moveForward(&c.bufSeg, cur) {
 		cur = cur.next.Load() // cur was removed; its successor is not, or is the tail
 		if cur == nil {
-			return
+			return seg
 		}
 	}
+	return cur
 }
 
 // expandCell is the expansion's step in cell i of seg. It reports false

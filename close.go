@@ -100,8 +100,8 @@ func (c *Chan[T]) finishClose(end uint64) error {
 			}
 			sched.Point() // the walk found a registration and has not claimed it yet
 			if st.op == opSend {
-				if !st.isSel && idx < end {
-					continue // inside the buffer at Close: as good as buffered (inWindow); its claimer delivers it
+				if c.asBuffered(idx, st) {
+					continue // below the room Close read: as good as buffered; its claimer delivers it
 				}
 				if claim(seg, i, st, stCancelledSend) { // wS → cancelledSend: the send fails after Close
 					seg.cancelled(true)
@@ -244,8 +244,8 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 				}
 				st = cl.state.Load()
 			}
-			if st == stBuffered || (isWaiter(st) && st.op == opSend && !st.isSel && c.mayDeliver(idx)) {
-				n++ // a plain sender parked below end is as good as buffered (inWindow)
+			if st == stBuffered || (isWaiter(st) && st.op == opSend && c.asBuffered(idx, st)) {
+				n++ // a plain sender parked inside the window is as good as buffered
 			}
 		}
 	}

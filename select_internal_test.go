@@ -77,3 +77,52 @@ func TestSelectRecvDoesNotTurnAwayTicketedSender(t *testing.T) {
 		t.Fatalf("TryRecv = %v, %v; want 2000009", v, err)
 	}
 }
+
+// TestSelectRecvWaitsForTicketedSender: a select's receive case on a
+// buffered or unbounded channel does not register in a cell whose sender
+// holds its ticket. Len has already counted that send; a registration there
+// could be killed by the sender itself while the select registers (a claimer
+// may not commit a registering select), and the sender would then deliver
+// at a later ticket, behind a send that started after Len returned. On a
+// rendezvous channel nothing counts a send before its hand-off, and the case
+// registers. The rule is waitsForSender; the second half replays the
+// schedule on an unbounded channel and checks the order of the values.
+func TestSelectRecvWaitsForTicketedSender(t *testing.T) {
+	for _, capacity := range []int{0, 1, 2, Unbounded} {
+		c := New[int](capacity)
+		c.s.Add(1) // a sender holds ticket 0 and has not written its cell
+		want := capacity != 0
+		if got := c.waitsForSender(0, c.closeAt.Load(), modeSelect); got != want {
+			t.Errorf("capacity %d: a select's receive case waits for the ticketed sender: %v, want %v", capacity, got, want)
+		}
+		if c.waitsForSender(1, c.closeAt.Load(), modeSelect) {
+			t.Errorf("capacity %d: the case waits at ticket 1, which no sender holds", capacity)
+		}
+	}
+
+	c := New[int](Unbounded)
+	segA := c.sendSeg.Load()
+	tA := c.s.Add(1) - 1 // sender A holds ticket 0
+	if n := c.Len(); n != 1 {
+		t.Fatalf("Len = %d, want 1 (A's send)", n)
+	}
+	sc := new(selCall)
+	sc.init()
+	rc := &recvCase[int]{c: c, caseReg: newCaseReg(opRecv, &c.selfPending)}
+	sc.cases, sc.order = []Case{{k: rc}}, []int{0}
+	sc.st.state.Store(selReg)
+	done := make(chan bool)
+	go func() { done <- rc.register(sc, 0) }()                          // waits for A rather than registering
+	if out := c.sendUnbounded(segA, int(tA&segMask), 1); out != outOK { // A writes its cell
+		t.Fatalf("A's send: outcome %d, want outOK (turned away by the select)", out)
+	}
+	if !<-done || rc.v != 1 {
+		t.Fatalf("the select did not complete with A's value 1: got %d", rc.v)
+	}
+	if err := c.Send(2); err != nil { // B
+		t.Fatal(err)
+	}
+	if v, err := c.TryRecv(); err != nil || v != 2 {
+		t.Fatalf("TryRecv = %d, %v; want 2", v, err)
+	}
+}
