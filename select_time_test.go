@@ -32,6 +32,13 @@ func selAsync(f func()) <-chan struct{} {
 	return done
 }
 
+// selWithin runs f in a goroutine and waits for it, failing the test if
+// that takes more than selHangBound: f must not call t.Fatal.
+func selWithin(t *testing.T, what string, f func()) {
+	t.Helper()
+	selWait(t, selAsync(f), what)
+}
+
 // TestOnDone checks OnDone's readiness: a closed done channel is ready in
 // Select and TrySelect, an open one is not, and a nil one never is (beside a
 // ready case it is never chosen, and alone it waits for the context).
@@ -147,15 +154,20 @@ func TestOnTimeout(t *testing.T) {
 		chans.OnDone(never, func() { t.Error("done case ran") }),
 		chans.OnTimeout(time.Millisecond, func() { ran++ }),
 	}
-	if j := chans.Select(cases...); j != 3 || ran != 1 {
+	var j int
+	var err error
+	selWithin(t, "Select", func() { j = chans.Select(cases...) })
+	if j != 3 || ran != 1 {
 		t.Fatalf("Select: case %d, timeout callback ran %d times", j, ran)
 	}
-	if j, err := chans.SelectContext(context.Background(), cases...); j != 3 || err != nil || ran != 2 {
+	selWithin(t, "SelectContext", func() { j, err = chans.SelectContext(context.Background(), cases...) })
+	if j != 3 || err != nil || ran != 2 {
 		t.Fatalf("SelectContext: (%d, %v), timeout callback ran %d times", j, err, ran)
 	}
 	sel := chans.NewSelector(cases...)
 	for i := range 3 { // a reused Selector restarts the timeout on every call
-		if j := sel.Select(); j != 3 || ran != 3+i {
+		selWithin(t, "Selector.Select", func() { j = sel.Select() })
+		if j != 3 || ran != 3+i {
 			t.Fatalf("Selector call %d: case %d, timeout callback ran %d times", i, j, ran)
 		}
 	}
@@ -181,7 +193,10 @@ func TestOnTimeout(t *testing.T) {
 		t.Fatalf("SelectContext with a done context and a positive timeout: (%d, %v)", j, err)
 	}
 	for range 20 {
-		if j := chans.Select(chans.OnTimeout(time.Hour, nil), noCase("receive case"), chans.OnTimeout(time.Millisecond, nil)); j != 2 {
+		selWithin(t, "Select with two timeouts", func() {
+			j = chans.Select(chans.OnTimeout(time.Hour, nil), noCase("receive case"), chans.OnTimeout(time.Millisecond, nil))
+		})
+		if j != 2 {
 			t.Fatalf("Select with timeouts of an hour and a millisecond: case %d", j)
 		}
 	}
@@ -227,13 +242,17 @@ func TestSelectSignalFairness(t *testing.T) {
 	}
 	sel = chans.NewSelector(chans.OnTimeout(time.Microsecond, nil), chans.OnTimeout(time.Hour, nil), chans.OnTimeout(time.Microsecond, nil))
 	seq = seq[:n]
-	for i := range seq {
-		switch j := sel.Select(); j {
-		case 0, 2:
+	var j int
+	selWithin(t, "selects over two equal timeouts", func() {
+		for i := range seq {
+			if j = sel.Select(); j == 1 {
+				return
+			}
 			seq[i] = j / 2
-		default:
-			t.Fatalf("the hour-long timeout fired")
 		}
+	})
+	if j == 1 {
+		t.Fatalf("the hour-long timeout fired")
 	}
 	if msg := selUniformityFailure(seq, 2); msg != "" {
 		t.Fatalf("choice between two equal timeouts not uniform: %s", msg)
@@ -758,4 +777,37 @@ func TestOnDoneStressConservation(t *testing.T) {
 			return true
 		})
 	})
+}
+
+// TestSelectKickedAsTimeoutFires parks a select with a send and a receive
+// case on one rendezvous channel, which meet each other (so the select
+// parks with one case deferred, see select.go), and a short timeout, while
+// one other select registers on the channel once, which kicks the parked
+// select to register its deferred case again, often just as the timer
+// fires. The kicked select must still commit to its timeout if nothing
+// else can come: it returns however the two interleave.
+func TestSelectKickedAsTimeoutFires(t *testing.T) {
+	rounds := 2000
+	if testing.Short() || raceEnabled {
+		rounds = 300
+	}
+	checkLeaks(t)
+	ds := []time.Duration{time.Nanosecond, time.Microsecond, 10 * time.Microsecond}
+	var timeouts int
+	for round := range rounds {
+		c := chans.New[int](0)
+		a := chans.NewSelector(chans.OnSend(c, 1, nil), chans.OnRecv(c, nil), chans.OnTimeout(ds[rand.IntN(len(ds))], nil))
+		b := chans.NewSelector(chans.OnRecv(c, nil), chans.OnTimeout(ds[rand.IntN(len(ds))], nil))
+		ja := -1
+		finished := selAsync(func() { ja = a.Select() })
+		for range rand.IntN(4) {
+			runtime.Gosched()
+		}
+		b.Select()
+		selWait(t, finished, fmt.Sprintf("round %d: a select kicked as its timeout fired", round))
+		if ja == 2 {
+			timeouts++
+		}
+	}
+	t.Logf("%d of %d selects ended with their timeout", timeouts, rounds)
 }

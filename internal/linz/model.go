@@ -26,6 +26,7 @@ import (
 //	Select, SelectCtx, TrySelect (send v | recv) as the case that committed
 //	TrySelect -> none                           open, full and empty (never, k >= 1)
 //	SelectCtx -> canceled                       any state; no effect
+//	SelectTimeout -> timeout                    any state; no effect
 //
 // A blocking Send that returned nil therefore had room at its linearization
 // point, and a blocked Send that Close woke linearizes after Close. A blocking
@@ -133,6 +134,8 @@ func apply(k int, s state, c Call, r Ret) (bool, any) {
 				return c.Kind == TrySelect && !s.closed && full && len(s.q) == 0, s
 			case Canceled:
 				return c.Kind == SelectCtx, s
+			case TimedOut:
+				return c.Kind == SelectTimeout, s
 			}
 			return false, s
 		}

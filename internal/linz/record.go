@@ -22,6 +22,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -68,9 +69,13 @@ const (
 	Select
 	SelectCtx
 	TrySelect
+	// SelectTimeout is a select over the same two cases and a third that
+	// fires on its own: a timeout, or a done channel that is closed. Its
+	// firing is recorded as the select returning no value (Res TimedOut).
+	SelectTimeout
 )
 
-var kindNames = [...]string{"Send", "SendCtx", "TrySend", "Recv", "RecvCtx", "TryRecv", "Close", "Len", "Select", "SelectCtx", "TrySelect"}
+var kindNames = [...]string{"Send", "SendCtx", "TrySend", "Recv", "RecvCtx", "TryRecv", "Close", "Len", "Select", "SelectCtx", "TrySelect", "SelectTimeout"}
 
 func (k Kind) String() string {
 	if k == Exchange {
@@ -88,12 +93,12 @@ func (k Kind) IsSend() bool { return k <= TrySend }
 // IsRecv reports whether k is one of the three receive operations.
 func (k Kind) IsRecv() bool { return k >= Recv && k <= TryRecv }
 
-// IsSelect reports whether k is one of the three select operations.
-func (k Kind) IsSelect() bool { return k >= Select && k <= TrySelect }
+// IsSelect reports whether k is one of the select operations.
+func (k Kind) IsSelect() bool { return k >= Select && k <= SelectTimeout }
 
 // Case values of Ret for selects.
 const (
-	CaseNone = -1 // no case committed: TrySelect found none ready, or ctx
+	CaseNone = -1 // no case committed: TrySelect found none ready, ctx, or a timeout or done case
 	CaseSend = 0
 	CaseRecv = 1
 )
@@ -133,7 +138,8 @@ func nonBlocking(k Kind) bool { return k == TrySend || k == TryRecv || k == TryS
 type Res uint8
 
 // The results. Canceled stands for the context's error (Canceled or
-// DeadlineExceeded); Other for any error the channel must never return.
+// DeadlineExceeded); Other for any error the channel must never return;
+// TimedOut for a SelectTimeout whose timeout or done case committed.
 const (
 	OK Res = iota
 	Closed
@@ -141,9 +147,10 @@ const (
 	Empty
 	Canceled
 	Other
+	TimedOut
 )
 
-var resNames = [...]string{"ok", "closed", "full", "empty", "canceled", "OTHER"}
+var resNames = [...]string{"ok", "closed", "full", "empty", "canceled", "OTHER", "timeout"}
 
 func (r Res) String() string {
 	if int(r) < len(resNames) {
@@ -359,6 +366,39 @@ func (c *Client[T]) Select(sel SelectFunc[T], ctx context.Context, v T, block bo
 	}
 	r.Case = which
 	c.end(t, Call{Kind: kind, V: v}, r)
+}
+
+// TimeoutSelectFunc runs a select over three cases: sending v and
+// receiving on one channel, and a case that fires on its own, a timeout of
+// d if done is nil, else the closing of done. It reports the committed
+// case as SelectFunc does, with CaseNone for the third case.
+type TimeoutSelectFunc[T any] func(v T, d time.Duration, done <-chan struct{}) (which int, got T, ok bool, err error)
+
+// SelectTimeout records sel(v, d, done) as a SelectTimeout.
+func (c *Client[T]) SelectTimeout(sel TimeoutSelectFunc[T], v T, d time.Duration, done <-chan struct{}) {
+	t := c.begin()
+	which, got, ok, err := sel(v, d, done)
+	var r Ret
+	switch which {
+	case CaseSend:
+		r = c.classify(err)
+	case CaseRecv:
+		r = Ret{Res: Closed}
+		if ok {
+			r = Ret{Res: OK, V: got}
+		}
+		if err != nil {
+			r = c.classify(err)
+		}
+	default:
+		which = CaseNone
+		r = Ret{Res: TimedOut}
+		if err != nil {
+			r = c.classify(err)
+		}
+	}
+	r.Case = which
+	c.end(t, Call{Kind: SelectTimeout, V: v}, r)
 }
 
 // Cap returns ch.Cap() without recording it: the capacity never changes.

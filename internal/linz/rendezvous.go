@@ -38,7 +38,8 @@ import (
 //	Len -> n                         n == 0
 //	selects                          as the case that committed;
 //	                                 TrySelect -> none: open;
-//	                                 SelectCtx -> canceled: any state
+//	                                 SelectCtx -> canceled: any state;
+//	                                 SelectTimeout -> timeout: any state
 //
 // That finds a single instant for Close that every exchange precedes and
 // every closed result follows.
@@ -141,6 +142,8 @@ func RendezvousModel() porcupine.Model {
 						return c.Kind == TrySelect && !closed, closed
 					case Canceled:
 						return c.Kind == SelectCtx, closed
+					case TimedOut:
+						return c.Kind == SelectTimeout, closed
 					}
 					return false, closed
 				}

@@ -28,6 +28,11 @@ type Config struct {
 	// Select, if set, adds selects (send and receive on the channel at
 	// once) to the scripts.
 	Select SelectFunc[int]
+	// SelectTimeout, if set, adds selects with a third case that fires on
+	// its own (SelectTimeout): a timeout of up to MaxTimeout (sometimes
+	// zero), a done channel already closed, or one closed up to MaxTimeout
+	// after the call starts.
+	SelectTimeout TimeoutSelectFunc[int]
 	// MaxTimeout bounds the random deadlines of context operations
 	// (default 200µs). The deadlines shape the history; nothing is asserted
 	// about timing.
@@ -36,10 +41,21 @@ type Config struct {
 
 // step is one scripted operation.
 type step struct {
+	sig  sigMode                // SelectTimeout: its third case
+	tsel TimeoutSelectFunc[int] // SelectTimeout: the select
 	kind Kind
 	ctx  ctxMode
 	d    time.Duration
 }
+
+// sigMode is the third case of a SelectTimeout step.
+type sigMode uint8
+
+const (
+	sigTimeout    sigMode = iota // a timeout of d
+	sigDoneClosed                // a done channel closed before the call
+	sigDoneLater                 // a done channel closed d after the call starts
+)
 
 type ctxMode uint8
 
@@ -65,8 +81,17 @@ func script(cfg Config, client int) []step {
 		if cfg.Select != nil {
 			m = 24
 		}
+		if cfg.SelectTimeout != nil {
+			m += 3
+		}
 		n := r.IntN(m)
 		switch {
+		case n >= m-3 && cfg.SelectTimeout != nil:
+			s[i].kind, s[i].tsel = SelectTimeout, cfg.SelectTimeout
+			s[i].sig = sigMode(r.IntN(3))
+			if s[i].sig != sigDoneClosed && r.IntN(4) != 0 { // else d == 0: ready at once
+				s[i].d = time.Duration(r.Int64N(int64(maxT)))
+			}
 		case n >= 20:
 			s[i].kind = []Kind{Select, Select, SelectCtx, TrySelect}[n-20]
 		case n == 19 && !cfg.NoLen:
@@ -192,6 +217,8 @@ func Run(cfg Config, errs Errors, ch Chan[int], ops func(client int) Ops[int]) [
 
 func runStep(c *Client[int], sel SelectFunc[int], st step, v int) {
 	switch st.kind {
+	case SelectTimeout:
+		runSelectTimeout(c, st, v)
 	case Select:
 		c.Select(sel, nil, v, true)
 	case TrySelect:
@@ -221,6 +248,22 @@ func runStep(c *Client[int], sel SelectFunc[int], st step, v int) {
 		}
 		cancel()
 	}
+}
+
+// runSelectTimeout runs a SelectTimeout step: its done channel, if it has
+// one, is closed before the call or by a timer d after the call starts.
+func runSelectTimeout(c *Client[int], st step, v int) {
+	var done chan struct{}
+	switch st.sig {
+	case sigDoneClosed:
+		done = make(chan struct{})
+		close(done)
+	case sigDoneLater:
+		done = make(chan struct{})
+		t := time.AfterFunc(st.d, func() { close(done) })
+		defer t.Stop()
+	}
+	c.SelectTimeout(st.tsel, v, st.d, done)
 }
 
 func stepContext(st step) (context.Context, context.CancelFunc) {
