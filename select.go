@@ -2,6 +2,7 @@ package chans
 
 import (
 	"context"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -225,8 +226,13 @@ type selCall struct {
 	wake  chan struct{}
 	cases []Case // of the current call
 	order []int
+	ready []int // the cases the last poll showed ready, in the order of order
 	snap  []uint64
 	snap2 []uint64
+	rng   uint64 // the state of randn, seeded at each call
+	// deferred: some case was deferred in this call (deferCase), so that
+	// finish has to look for it.
+	deferred bool
 	selSignals
 }
 
@@ -276,9 +282,20 @@ func (sc *selCall) commit(j int) {
 	}
 }
 
+// randn returns a random int in [0, n), n > 0, from a wyrand generator
+// seeded from math/rand/v2 at each call (shuffle): cheap enough to run once
+// per case of a select over a thousand channels.
+func (sc *selCall) randn(n int) int {
+	sc.rng += 0xa0761d6478bd642f
+	hi, lo := bits.Mul64(sc.rng, sc.rng^0xe7037ed1a0b428db)
+	hi, _ = bits.Mul64(hi^lo, uint64(n))
+	return int(hi)
+}
+
 // shuffle sets sc.order to a random permutation of the non-nil cases, and
 // sc.sigs to the OnDone and OnTimeout cases among them, in index order.
 func (sc *selCall) shuffle(cases []Case) {
+	sc.rng = rand.Uint64()
 	sc.order = sc.order[:0]
 	sc.sigs = sc.sigs[:0]
 	for j := range cases {
@@ -290,7 +307,7 @@ func (sc *selCall) shuffle(cases []Case) {
 		}
 		sc.order = append(sc.order, j)
 		n := len(sc.order)
-		k := rand.IntN(n)
+		k := sc.randn(n)
 		sc.order[n-1], sc.order[k] = sc.order[k], sc.order[n-1]
 	}
 }
@@ -331,23 +348,22 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 	// Pass 1: poll.
 	for {
 		sc.snap = sc.snap[:0]
-		any := false
+		sc.ready = sc.ready[:0]
 		for _, j := range sc.order {
 			var ready bool
-			sc.snap, ready = cases[j].k.snapshot(sc.snap)
-			any = any || ready
+			if sc.snap, ready = cases[j].k.snapshot(sc.snap); ready {
+				sc.ready = append(sc.ready, j)
+			}
 		}
-		if any {
-			for _, j := range sc.order {
-				if cases[j].k.try() {
-					return j, nil
-				}
+		for _, j := range sc.ready {
+			if cases[j].k.try() {
+				return j, nil
 			}
 		}
 		if block {
 			break
 		}
-		if !any {
+		if len(sc.ready) == 0 {
 			sc.snap2 = sc.snap2[:0]
 			for _, j := range sc.order {
 				sc.snap2, _ = cases[j].k.snapshot(sc.snap2)
@@ -432,12 +448,16 @@ func (sc *selCall) withdrawAll(cases []Case) {
 // stops the call's timer.
 func (sc *selCall) finish() {
 	for _, j := range sc.order {
+		if !sc.deferred {
+			break
+		}
 		k := sc.cases[j].k
 		if k.deferred() {
 			k.unpublish(sc)
 			k.setDeferred(false)
 		}
 	}
+	sc.deferred = false
 	sc.cases = nil
 	sc.disarm()
 }
@@ -672,6 +692,7 @@ type sendCase[T any] struct {
 // channel kicks it to register the deferred case again, which then meets
 // that operation.
 func (sc *selCall) deferCase(w *waiter) {
+	sc.deferred = true
 	for _, j := range sc.order {
 		if k := sc.cases[j].k; k.waiter() == w {
 			k.refresh() // forgets the registration
