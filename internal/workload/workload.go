@@ -58,6 +58,10 @@ var workloads = []workload{
 	{Info{"tryrecv-empty", "failing non-blocking receives on an empty channel from GOMAXPROCS goroutines; each attempt is one message", true, true, false}, runTryRecvEmpty},
 	{Info{"trysend-full", "failing non-blocking sends on a full channel (cap >= 0) from GOMAXPROCS goroutines; each attempt is one message", true, true, false}, runTrySendFull},
 	{Info{"select-quit", "as mpmc, but each consumer selects over the work channel and an idle quit channel of its own, the usual cancellation check", true, true, true}, runSelectQuit},
+	{Info{"select-dynamic-4", selectDynamicDoc(4), false, false, false}, runSelectDynamic(4)},
+	{Info{"select-dynamic-16", selectDynamicDoc(16), false, false, false}, runSelectDynamic(16)},
+	{Info{"select-dynamic-128", selectDynamicDoc(128), false, false, false}, runSelectDynamic(128)},
+	{Info{"select-dynamic-1024", selectDynamicDoc(1024), false, false, false}, runSelectDynamic(1024)},
 	{Info{"faa", "not a channel: GOMAXPROCS goroutines doing atomic fetch-and-adds on one shared counter, each add one message; the cost of the simplest shared update, for scale (no implementation applies)", false, true, false}, runFAA},
 }
 
