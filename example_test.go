@@ -175,3 +175,58 @@ func ExampleChan_SendContext() {
 	// context canceled
 	// 1
 }
+
+// AllContext stops when its context is done, and takes nothing beyond the
+// values it yielded.
+func ExampleChan_AllContext() {
+	c := chans.New[int](chans.Unbounded)
+	for i := 1; i <= 5; i++ {
+		c.Send(i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for v := range c.AllContext(ctx) {
+		fmt.Println(v)
+		if v == 2 {
+			cancel() // the loop ends: no value is taken after this
+		}
+	}
+	v, _ := c.Recv()
+	fmt.Println("next:", v)
+	// Output:
+	// 1
+	// 2
+	// next: 3
+}
+
+// FromChan forwards a native channel, such as a time.Ticker's or one
+// filled by signal.Notify, into a Chan, so that it can take part in a
+// select. Its goroutine ends when the native channel is closed.
+func ExampleFromChan() {
+	native := make(chan string)
+	go func() {
+		native <- "one"
+		native <- "two"
+		close(native)
+	}()
+
+	in := chans.FromChan(native, 0)
+	other := chans.New[string](1)
+	done := false
+	sel := chans.NewSelector(
+		chans.OnRecv(in, func(s string, ok bool) {
+			if !ok {
+				done = true // native closed, and so in
+				return
+			}
+			fmt.Println(s)
+		}),
+		chans.OnRecv(other, func(s string, _ bool) { fmt.Println(s) }),
+	)
+	for !done {
+		sel.Select()
+	}
+	// Output:
+	// one
+	// two
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/scalable-go/chans"
 )
@@ -114,4 +116,136 @@ func ExampleSelectContext() {
 	j, err := chans.SelectContext(ctx, chans.OnRecv(c, nil), chans.OnSend(c, 1, nil))
 	fmt.Println(j, err)
 	// Output: -1 context canceled
+}
+
+// A pool of workers that stops when its context is cancelled and leaves no
+// goroutine behind: each worker selects over the job channel and the
+// context's Done channel, and the pool waits for every worker to return.
+func ExampleOnDone() {
+	ctx, cancel := context.WithCancel(context.Background())
+	jobs := chans.New[int](0)
+	results := chans.New[int](chans.Unbounded)
+
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stop := false
+			sel := chans.NewSelector(
+				chans.OnRecv(jobs, func(j int, _ bool) { _ = results.Send(j * j) }),
+				chans.OnDone(ctx.Done(), func() { stop = true }),
+			)
+			for !stop {
+				sel.Select()
+			}
+		}()
+	}
+
+	for j := 1; j <= 10; j++ {
+		_ = jobs.Send(j)
+	}
+	sum := 0
+	for range 10 {
+		r, _ := results.Recv()
+		sum += r
+	}
+	cancel()  // every worker stops,
+	wg.Wait() // and returns
+	fmt.Println("sum:", sum)
+	// Output: sum: 385
+}
+
+// A worker loop with a quit signal and an idle timeout: it handles work as
+// it comes, and stops when quit is closed, when the work channel is closed
+// and drained, or when no work has come for a while. The Selector restarts
+// the timeout at every call and allocates nothing per call.
+func ExampleOnTimeout() {
+	work := chans.New[string](8)
+	quit := make(chan struct{}) // close(quit) stops the loop
+	for _, w := range []string{"a", "b", "c"} {
+		_ = work.Send(w)
+	}
+
+	running := true
+	sel := chans.NewSelector(
+		chans.OnRecv(work, func(w string, ok bool) {
+			if !ok {
+				running = false // work closed and drained
+				return
+			}
+			fmt.Println("work", w)
+		}),
+		chans.OnDone(quit, func() { running = false }),
+		chans.OnTimeout(50*time.Millisecond, func() {
+			fmt.Println("idle: stopping")
+			running = false
+		}),
+	)
+	for running {
+		sel.Select()
+	}
+	// Output:
+	// work a
+	// work b
+	// work c
+	// idle: stopping
+}
+
+// A fan-in over a list of inputs built once, where each input's case is
+// disabled, from its own callback, once the input is closed and drained.
+func ExampleSelector_Disable() {
+	inputs := make([]*chans.Chan[int], 3)
+	for i := range inputs {
+		inputs[i] = chans.New[int](2)
+		_ = inputs[i].Send(i + 1)
+		_ = inputs[i].Send(10 * (i + 1))
+		_ = inputs[i].Close()
+	}
+
+	var sel *chans.Selector
+	sum, open := 0, len(inputs)
+	cases := make([]chans.Case, len(inputs))
+	for i, in := range inputs {
+		cases[i] = chans.OnRecv(in, func(v int, ok bool) {
+			if !ok {
+				sel.Disable(i) // like setting a channel to nil in a select statement
+				open--
+				return
+			}
+			sum += v
+		})
+	}
+	sel = chans.NewSelector(cases...)
+	for open > 0 {
+		sel.Select()
+	}
+	fmt.Println("sum:", sum)
+	// Output: sum: 66
+}
+
+// A producer whose Selector sends a different value at each call: the
+// send case reads the value from a variable when the call starts, and its
+// callback moves on to the next one.
+func ExampleOnSendPtr() {
+	out := chans.New[int](4)
+	quit := make(chan struct{})
+
+	next, running := 1, true
+	sel := chans.NewSelector(
+		chans.OnSendPtr(out, &next, func(err error) {
+			next *= 2
+			running = err == nil && next <= 8
+		}),
+		chans.OnDone(quit, func() { running = false }),
+	)
+	for running {
+		sel.Select()
+	}
+	_ = out.Close()
+	for v := range out.All() {
+		fmt.Print(v, " ")
+	}
+	fmt.Println()
+	// Output: 1 2 4 8
 }
