@@ -122,7 +122,8 @@ func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
 //
 // The value sent is the one *p holds when a call that holds the case
 // starts: p must not be written while such a call runs, except by the
-// callbacks it runs.
+// callbacks it runs. A send the case commits takes effect as a Send of that
+// value would.
 func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
 	if p == nil {
 		panic("chans: OnSendPtr with a nil pointer")
