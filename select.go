@@ -448,17 +448,16 @@ func (sc *selCall) withdrawAll(cases []Case) {
 // finish drops the call's cases, takes sc out of any selfPending slot and
 // stops the call's timer.
 func (sc *selCall) finish() {
-	for _, j := range sc.order {
-		if !sc.deferred {
-			break
+	if sc.deferred {
+		for _, j := range sc.order {
+			k := sc.cases[j].k
+			if k.deferred() {
+				k.unpublish(sc)
+				k.setDeferred(false)
+			}
 		}
-		k := sc.cases[j].k
-		if k.deferred() {
-			k.unpublish(sc)
-			k.setDeferred(false)
-		}
+		sc.deferred = false
 	}
-	sc.deferred = false
 	sc.cases = nil
 	sc.disarm()
 }

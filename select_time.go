@@ -215,8 +215,16 @@ func (sc *selCall) disarm() {
 // park waits, parked, for the wake token (evWake), the context (evCtx), the
 // timer or a done channel; for the last two it returns the case's index.
 func (sc *selCall) park(ctxDone <-chan struct{}) int {
-	if len(sc.dones) > doneSlots {
+	switch {
+	case len(sc.dones) > doneSlots:
 		return sc.parkMany(ctxDone)
+	case len(sc.dones) == 0 && sc.tC == nil: // no OnDone or OnTimeout case to wait on
+		select {
+		case <-sc.wake:
+			return evWake
+		case <-ctxDone:
+			return evCtx
+		}
 	}
 	var d [doneSlots]<-chan struct{} // nil slots are never ready
 	copy(d[:], sc.dones)
