@@ -230,3 +230,24 @@ func ExampleFromChan() {
 	// one
 	// two
 }
+
+// A consumer that writes values out in batches: RecvMany waits for at least
+// one value and then takes every value available, up to the room in buf.
+func ExampleChan_RecvMany() {
+	lines := chans.New[string](1024)
+	go func() {
+		defer lines.Close()
+		lines.SendMany([]string{"a", "b", "c", "d", "e"}) // in order, as five Sends
+	}()
+	buf := make([]string, 64)
+	total := 0
+	for {
+		n, err := lines.RecvMany(buf)
+		if err != nil { // closed and drained
+			break
+		}
+		total += n // write buf[:n] out in one go
+	}
+	fmt.Println("lines:", total)
+	// Output: lines: 5
+}
