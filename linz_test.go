@@ -98,6 +98,7 @@ func linzConfig(seed uint64) linz.Config {
 		CloseOdds: 200,
 		Rescue:    seed%4 != 0,
 		NoLen:     os.Getenv("CHANS_LINZ_NOLEN") != "",
+		Batch:     linzBatch, // linz_batch_test.go
 	}
 }
 

@@ -20,7 +20,8 @@ type Verdict struct {
 	// Ops is the recorded history.
 	Ops []porcupine.Operation
 	// Checked is the history given to Porcupine (Ops, or for rendezvous
-	// channels Ops with each exchange merged), and Model and Info what
+	// channels Ops with each exchange merged; with batch calls, intervals
+	// narrowed, see NarrowBatches), and Model and Info what
 	// Porcupine used and found; Info is empty when Problem is set.
 	Checked []porcupine.Operation
 	Model   porcupine.Model
@@ -33,14 +34,14 @@ func Check(k int, ops []porcupine.Operation, timeout time.Duration) Verdict {
 	v := Verdict{Ops: ops, Checked: ops}
 	if k == 0 {
 		merged, problem := CheckRendezvous(ops)
-		v.Model = RendezvousModel()
+		v.Model = withBatches(RendezvousModel(), ops)
 		if problem != "" {
 			v.Result, v.Problem = porcupine.Illegal, problem
 			return v
 		}
 		v.Checked = merged
 	} else {
-		v.Model = Model(k)
+		v.Model, v.Checked = checkedBatches(Model(k), ops) // batch.go
 	}
 	v.Result, v.Info = porcupine.CheckOperationsVerbose(v.Model, v.Checked, timeout)
 	return v

@@ -172,6 +172,9 @@ type Ret struct {
 	N    int    // the answer of Len
 	Case int    // for selects: CaseNone, CaseSend or CaseRecv
 	Err  string // the text of an unexpected error (Res == Other)
+	// Batch is the operation's place in a batch call (batch.go); zero for
+	// a single call.
+	Batch Batch
 }
 
 // History collects the calls of a set of clients against one channel. Its

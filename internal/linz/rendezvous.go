@@ -114,7 +114,7 @@ func CheckRendezvous(ops []porcupine.Operation) (merged []porcupine.Operation, p
 				ClientId: rv.ClientId,
 				Input:    Call{Kind: Exchange, V: c.V},
 				Call:     max(op.Call, rv.Call),
-				Output:   Ret{Res: OK, V: c.V},
+				Output:   Ret{Res: OK, V: c.V, Batch: exchangeBatch(op, rv)},
 				Return:   min(op.Return, rv.Return),
 				Metadata: fmt.Sprintf("%v by client %d ⇄ %v by client %d", c.Kind, op.ClientId, rv.Input.(Call).Kind, rv.ClientId),
 			})
@@ -193,5 +193,6 @@ func RendezvousModel() porcupine.Model {
 
 // DescribeOp renders a recorded operation with its client and times.
 func DescribeOp(op porcupine.Operation) string {
-	return fmt.Sprintf("client %d %s [%d,%d]", op.ClientId, Describe(op.Input.(Call), op.Output.(Ret)), op.Call, op.Return)
+	r := op.Output.(Ret)
+	return fmt.Sprintf("client %d %s%s [%d,%d]", op.ClientId, Describe(op.Input.(Call), r), batchNote(r.Batch), op.Call, op.Return)
 }

@@ -37,6 +37,10 @@ type Config struct {
 	// (default 200µs). The deadlines shape the history; nothing is asserted
 	// about timing.
 	MaxTimeout time.Duration
+	// Batch makes one step in Batch of the kinds with a batch form a batch
+	// call (batch.go); 0 makes none. The channel's Ops must then have the
+	// BatchOps too.
+	Batch int
 }
 
 // step is one scripted operation.
@@ -46,6 +50,7 @@ type step struct {
 	kind Kind
 	ctx  ctxMode
 	d    time.Duration
+	n    int // values of a batch call (batch.go); 0 for a single call
 }
 
 // sigMode is the third case of a SelectTimeout step.
@@ -112,6 +117,7 @@ func script(cfg Config, client int) []step {
 				s[i].ctx = ctxNever
 			}
 		}
+		batchStep(cfg, r, &s[i])
 	}
 	return s
 }
@@ -216,6 +222,10 @@ func Run(cfg Config, errs Errors, ch Chan[int], ops func(client int) Ops[int]) [
 }
 
 func runStep(c *Client[int], sel SelectFunc[int], st step, v int) {
+	if st.n > 0 {
+		runBatch(c, st, v)
+		return
+	}
 	switch st.kind {
 	case SelectTimeout:
 		runSelectTimeout(c, st, v)

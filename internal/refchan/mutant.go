@@ -38,6 +38,9 @@ const (
 var Mutations = []Mutation{Drop, Duplicate, Swap, SpuriousEmpty, CancelledSend, CancelledRecv, EarlySend, SelectBoth}
 
 func (m Mutation) String() string {
+	if s, ok := batchMutationName(m); ok {
+		return s
+	}
 	return [...]string{"Drop", "Duplicate", "Swap", "SpuriousEmpty", "CancelledSend", "CancelledRecv", "EarlySend", "SelectBoth"}[m]
 }
 
