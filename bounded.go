@@ -186,31 +186,33 @@ const (
 type mode uint8
 
 const (
-	modePark   mode = iota // register and park until claimed: Send, Recv and their Context variants
+	modePark   mode = iota // register and park until claimed: Send, Recv and their Context variants (the zero mode)
 	modeTry                // give the cell up: TrySend, TryRecv, and a context already done
 	modeSelect             // register a select case; the select parks once every case is registered
 )
 
 // party is the operation working a cell: what it may do, and what it
 // registers if it waits. It lives on the caller's stack.
+//
+// Its fields are ordered to pack into six words: each operation clears one.
 type party[T any] struct {
-	m mode
 	// w is the Handle's waiter (modePark; nil: take one from a pool) or the
 	// select case's registration (modeSelect).
 	w  *waiter
 	sc *selCall // modeSelect: the select, to tell its own registrations apart
-	j  int      // modeSelect: the case's index
-	// room says that the send's ticket had room when it was claimed (a send
-	// batch claims only such tickets, claimSends); room only grows, so the
-	// cell step need not ask roomFor again.
-	room bool
-
-	// Set by register: the waiter registered and whether it came from a pool.
-	own    *waiter
-	pooled bool
+	// Set by register: the waiter registered (and pooled, below).
+	own *waiter
 	// Set by the ticket loop for a select: where its registration is.
 	seg *segment[T]
 	i   int
+
+	j int32 // modeSelect: the case's index
+	m mode
+	// room says that the send's ticket had room when it was claimed (a send
+	// batch claims only such tickets, claimSends); room only grows, so the
+	// cell step need not ask roomFor again.
+	room   bool
+	pooled bool // own came from a pool
 }
 
 // Spin budget, in loads of the cell. A partner running on another core is
@@ -599,7 +601,7 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 // if the cell moved on first.
 func (c *Chan[T]) register(cl *cell[T], st *waiter, op uint8, p *party[T]) bool {
 	if p.m == modeSelect {
-		p.w.sel, p.w.idx, p.w.wake = &p.sc.st, int32(p.j), p.sc.wake
+		p.w.sel, p.w.idx, p.w.wake = &p.sc.st, p.j, p.sc.wake
 		if !cl.state.CompareAndSwap(st, p.w) {
 			return false
 		}
@@ -905,7 +907,15 @@ func (c *Chan[T]) expand() {
 		seg := c.bufSeg.Load()
 		b := c.b.Add(1) - 1
 		sched.Point()
-		if c.expandAt(&seg, b) {
+		done := false
+		if b >= c.s.Load()&counterMask && (seg.id >= b>>segShift || seg.next.Load() == nil) {
+			// expandAt's first case where the bufSeg root has nowhere to
+			// move (it is at the tail, or at b's segment): the common one.
+			done = true
+		} else {
+			_, done = c.expandAt(seg, b)
+		}
+		if done {
 			c.settled.Add(1) // after the cell's transition: full reads this first
 			return
 		}
@@ -924,7 +934,8 @@ func (c *Chan[T]) expandN(k uint64) {
 	sched.Point()
 	var redo uint64
 	for j := range k {
-		if !c.expandAt(&seg, b+j) {
+		var done bool
+		if seg, done = c.expandAt(seg, b+j); !done {
 			redo++
 		}
 	}
@@ -934,30 +945,31 @@ func (c *Chan[T]) expandN(k uint64) {
 	}
 }
 
-// expandAt is one expansion with ticket b, from the segment *seg (read from
-// bufSeg before the ticket was taken; moved along as the walk goes). It
-// reports false where cell b was a hole that the expansion makes good by
-// taking another ticket.
-func (c *Chan[T]) expandAt(seg **segment[T], b uint64) bool {
+// expandAt is one expansion with ticket b, from seg (read from bufSeg before
+// the ticket was taken). It returns the segment its walk reached, for the
+// next expansion of a batch, and reports false where cell b was a hole that
+// the expansion makes good by taking another ticket.
+func (c *Chan[T]) expandAt(seg *segment[T], b uint64) (*segment[T], bool) {
+	id := b >> segShift
 	if b >= c.s.Load()&counterMask {
 		// The sender of cell b has no ticket yet; it will find b < B.
 		// Still move the root along, as far as the list reaches, or it
 		// would keep every segment since the buffer was last full alive.
-		if id := b >> segShift; (*seg).id < id {
-			*seg = c.advanceBufSeg(*seg, id)
+		if seg.id < id {
+			seg = c.advanceBufSeg(seg, id)
 		}
-		return true
+		return seg, true
 	}
-	if id := b >> segShift; (*seg).id != id {
-		*seg = c.findAndMove(&c.bufSeg, *seg, id)
-		if (*seg).id != id {
+	if seg.id != id {
+		seg = c.findAndMove(&c.bufSeg, seg, id)
+		if seg.id != id {
 			// Segment removed: in a buffered channel only cells given up
 			// by receivers count towards removal, and expansion is done
 			// for those.
-			return true
+			return seg, true
 		}
 	}
-	return c.expandCell(*seg, int(b&segMask))
+	return seg, c.expandCell(seg, int(b&segMask))
 }
 
 // settle counts a receive ticket that owes no expansion: its cell was a hole

@@ -74,8 +74,7 @@ func (c *Chan[T]) sendContext(ctx context.Context, v T, w *waiter) error {
 // send is Send, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) send(done <-chan struct{}, v T, w *waiter) error {
-	p := party[T]{m: modePark, w: w}
-	return sendErr(c.sendOp(done, v, &p))
+	return sendErrs[c.sendOp(done, v, &party[T]{w: w})] // modePark is the zero mode
 }
 
 // trySend is TrySend: before each ticket it asks, without writing anything
@@ -106,16 +105,18 @@ func (c *Chan[T]) trySend(v T) error {
 	}
 }
 
-func sendErr(out outcome) error {
-	switch out {
-	case outOK:
-		return nil
-	case outNoWait:
-		return ErrFull
-	case outCancelled:
-		return errCancelled
-	}
-	return ErrClosed
+// sendErr is the error a send returns for its outcome: a table, so that
+// send stays small enough to inline.
+func sendErr(out outcome) error { return sendErrs[out] }
+
+var sendErrs = [...]error{
+	outOK:         nil,
+	outRestart:    ErrClosed, // not returned by sendOp
+	outNoWait:     ErrFull,
+	outClosed:     ErrClosed,
+	outCancelled:  errCancelled,
+	outRegistered: ErrClosed, // not returned outside a select
+	outHole:       ErrClosed, // not a send outcome
 }
 
 // sendOp is the send side's ticket loop, for every mode and kind of
@@ -180,9 +181,8 @@ func (c *Chan[T]) recvContext(ctx context.Context, w *waiter) (T, error) {
 // recv is Recv, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) recv(done <-chan struct{}, w *waiter) (T, error) {
-	p := party[T]{m: modePark, w: w}
-	v, out := c.recvOp(done, &p)
-	return v, recvErr(out)
+	v, out := c.recvOp(done, &party[T]{w: w}) // modePark is the zero mode
+	return v, recvErrs[out]
 }
 
 // tryRecv is TryRecv: before each ticket it asks, without writing anything
@@ -212,16 +212,17 @@ func (c *Chan[T]) tryRecv() (T, error) {
 	}
 }
 
-func recvErr(out outcome) error {
-	switch out {
-	case outOK:
-		return nil
-	case outNoWait:
-		return ErrEmpty
-	case outCancelled:
-		return errCancelled
-	}
-	return ErrClosed
+// recvErr is the error a receive returns for its outcome (see sendErr).
+func recvErr(out outcome) error { return recvErrs[out] }
+
+var recvErrs = [...]error{
+	outOK:         nil,
+	outRestart:    ErrClosed, // not returned by recvOp outside a Try receive
+	outNoWait:     ErrEmpty,
+	outClosed:     ErrClosed,
+	outCancelled:  errCancelled,
+	outRegistered: ErrClosed, // not returned outside a select
+	outHole:       ErrClosed, // not returned by recvOp
 }
 
 // recvOp is the receive side's ticket loop, for every mode and kind of
@@ -253,6 +254,10 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 		}
 		i := int(t & segMask)
 		v, out := c.recvCell(seg, i, t, p)
+		if out == outOK { // the common case first
+			c.expand()
+			return v, out
+		}
 		switch out {
 		case outClosed:
 			return zero, out
@@ -263,7 +268,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			}
 			continue
 		}
-		c.expand() // outOK, outNoWait, outRegistered, outHole
+		c.expand() // outNoWait, outRegistered, outHole
 		switch out {
 		case outHole:
 			if p.m == modeTry {

@@ -623,7 +623,7 @@ func (rc *recvCase[T]) try() bool {
 }
 
 func (rc *recvCase[T]) register(sc *selCall, j int) bool {
-	p := party[T]{m: modeSelect, w: rc.w, sc: sc, j: j}
+	p := party[T]{m: modeSelect, w: rc.w, sc: sc, j: int32(j)}
 	v, out := rc.c.recvOp(nil, &p)
 	if out == outRegistered {
 		rc.seg, rc.i = p.seg, p.i
@@ -726,7 +726,7 @@ func (sc *sendCase[T]) try() bool {
 }
 
 func (sc *sendCase[T]) register(call *selCall, j int) bool {
-	p := party[T]{m: modeSelect, w: sc.w, sc: call, j: j}
+	p := party[T]{m: modeSelect, w: sc.w, sc: call, j: int32(j)}
 	out := sc.c.sendOp(nil, *sc.p, &p)
 	if out == outRegistered {
 		sc.seg, sc.i = p.seg, p.i
