@@ -478,3 +478,172 @@ func runBatchStress(t *testing.T, capacity int, sh batchShape, perProducer int, 
 		t.Logf("%d values sent, %d batch calls moved values", total, batchOK.Load())
 	}
 }
+
+// TestBatchCloseRace races Close against send batches while receivers keep
+// taking tickets, round after round, on the kinds where Close's room bound
+// can fall inside a batch: rendezvous, 1, 2 and 3. A send batch claims its
+// tickets before Close takes effect, but Close may have read the room just
+// before receivers raised it, so the batch's tickets from the bound on fail;
+// the batch must tell the receivers of those cells that no value comes
+// (failSend), or they wait forever. Each round checks what TestBatchStress
+// checks (exactly-once delivery of what was reported sent, nothing reported
+// failed received, per-producer order), and that every goroutine returns
+// once Close has: one left waiting fails the test after eventually's bound
+// on polls (the goroutines it strands are then reported too). Most effective
+// with -tags chans_perturb, where Close yields between reading the room and
+// taking effect.
+func TestBatchCloseRace(t *testing.T) {
+	rounds := scale(3000)
+	for _, capacity := range []int{0, 1, 2, 3} {
+		t.Run(kindName(capacity), func(t *testing.T) {
+			checkLeaks(t)
+			for round := range rounds {
+				if !batchCloseRound(t, capacity, uint64(round)) {
+					return
+				}
+			}
+		})
+	}
+}
+
+// batchCloseRound runs one round of TestBatchCloseRace and reports whether
+// it passed.
+func batchCloseRound(t *testing.T, capacity int, seed uint64) bool {
+	const producers, consumers = 2, 3
+	c := chans.New[int](capacity)
+	var (
+		wg       sync.WaitGroup
+		sent     [producers][]int
+		failed   [producers][]int
+		got      [consumers][]int
+		moved    atomic.Int64
+		problems atomic.Int32
+		returned atomic.Int32
+	)
+	fail := func(format string, args ...any) {
+		if problems.Add(1) == 1 {
+			t.Errorf("%s round %d: %s", kindName(capacity), seed, fmt.Sprintf(format, args...))
+		}
+	}
+	for p := range producers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer returned.Add(1)
+			r := rand.New(rand.NewPCG(seed, uint64(p)))
+			var o batchOps = c
+			if p == 1 {
+				o = c.Handle()
+			}
+			for seq := 0; ; {
+				vs := make([]int, 2+r.IntN(5))
+				for i := range vs {
+					vs[i] = value(p, seq)
+					seq++
+				}
+				n, err := o.SendMany(vs)
+				sent[p] = append(sent[p], vs[:n]...)
+				failed[p] = append(failed[p], vs[n:]...)
+				moved.Add(int64(n))
+				switch {
+				case err == chans.ErrClosed:
+					return
+				case err != nil || n != len(vs):
+					fail("producer %d: SendMany of %d values = (%d, %v)", p, len(vs), n, err)
+					return
+				}
+			}
+		}()
+	}
+	for q := range consumers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer returned.Add(1)
+			var o batchOps = c
+			if q == 1 {
+				o = c.Handle()
+			}
+			dst := make([]int, 1+q*3)
+			for {
+				var n int
+				var err error
+				switch q {
+				case 0:
+					var ok bool
+					if dst[0], ok = o.Recv(); ok {
+						n = 1
+					} else {
+						err = chans.ErrClosed
+					}
+				case 1:
+					n, err = o.RecvMany(dst)
+				default:
+					if n, err = o.TryRecvMany(dst); err == chans.ErrEmpty {
+						runtime.Gosched()
+						continue
+					}
+				}
+				if err == chans.ErrClosed {
+					return
+				}
+				if err != nil {
+					fail("consumer %d: %v", q, err)
+					return
+				}
+				got[q] = append(got[q], dst[:n]...)
+			}
+		}()
+	}
+	r := rand.New(rand.NewPCG(seed, 99))
+	for target := r.Int64N(40); moved.Load() < target; {
+		runtime.Gosched()
+	}
+	if err := c.Close(); err != nil {
+		fail("Close: %v", err)
+	}
+	eventually(t, fmt.Sprintf("%s round %d: every sender and receiver returns after Close", kindName(capacity), seed),
+		func() bool { return returned.Load() == producers+consumers })
+	wg.Wait()
+	if problems.Load() > 0 {
+		return false
+	}
+	want, bad, seen := map[int]bool{}, map[int]bool{}, map[int]bool{}
+	for p := range producers {
+		for _, v := range sent[p] {
+			want[v] = true
+		}
+		for _, v := range failed[p] {
+			bad[v] = true
+		}
+	}
+	for q := range consumers {
+		last := map[int]int{}
+		for _, v := range got[q] {
+			p, s := splitValue(v)
+			if prev, ok := last[p]; ok && s <= prev {
+				fail("consumer %d received producer %d's value %d after its value %d", q, p, s, prev)
+			}
+			last[p] = s
+			switch {
+			case seen[v]:
+				fail("producer %d's value %d received twice", p, s)
+			case bad[v]:
+				fail("producer %d's value %d received, but SendMany reported it not sent", p, s)
+			case !want[v]:
+				fail("consumer %d received %x, which nobody sent", q, v)
+			}
+			seen[v] = true
+		}
+	}
+	for v := range want {
+		if !seen[v] {
+			p, s := splitValue(v)
+			fail("producer %d's value %d was reported sent but never received", p, s)
+		}
+	}
+	if err := chans.CheckInvariants(c); err != nil {
+		fail("%v", err)
+	}
+	return problems.Load() == 0
+}
