@@ -106,8 +106,11 @@ func (v *Verdict) Stuck() string {
 	}
 	fmt.Fprintf(&b, "longest linearizable prefix: %d of %d operations; state after it: %s\n",
 		len(longest), len(v.Checked), v.Model.DescribeState(st))
-	done := make(map[[3]int64]bool, len(longest))
-	key := func(op porcupine.Operation) [3]int64 { return [3]int64{int64(op.ClientId), op.Call, op.Return} }
+	done := make(map[[5]int64]bool, len(longest))
+	key := func(op porcupine.Operation) [5]int64 {
+		b := op.Output.(Ret).Batch // the values of a batch call share client and times
+		return [5]int64{int64(op.ClientId), op.Call, op.Return, int64(b.Send.I), int64(b.Recv.I)}
+	}
 	for _, op := range longest {
 		done[key(op)] = true
 	}
