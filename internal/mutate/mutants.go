@@ -1,0 +1,299 @@
+package main
+
+// A Mutant is one deliberate break of the cell protocol: Find, an exact
+// snippet of File that must occur there exactly once, is replaced by Replace.
+type Mutant struct {
+	ID      string // short and stable: the name results are filed under
+	Rule    string // the rule it breaks, named as in bounded.go's header
+	File    string // relative to the module root
+	Find    string
+	Replace string
+	What    string // one line: what the mutation breaks
+}
+
+// Rule names, as in the "Rules" list of bounded.go's header; the last
+// three name the header's other sections, or none for a performance-only
+// change.
+const (
+	ruleRoom      = "Room"
+	ruleExpansion = "One expansion per receive ticket"
+	ruleTicketed  = "The ticketed sender"
+	ruleInWindow  = "The in-window parked sender"
+	ruleClose     = "Close and the room"
+	ruleGiveUp    = "Giving up a cell"
+	ruleClaim     = "Claiming a registration"
+	ruleRegister  = "Registrations (register, collect)"
+	ruleLinz      = "Linearization points"
+	rulePerf      = "none (performance)"
+)
+
+// mutants is the list the tool runs, in order. Two are expected to be
+// equivalent (no-spin-before-park, select-waits-rendezvous): they show that
+// the tool tells a harmless change from a harmful one.
+var mutants = []Mutant{
+	// ===== Room =====
+	{
+		ID:      "room-b-le",
+		Rule:    ruleRoom,
+		File:    "bounded.go",
+		Find:    "if c.capacity > 0 && s < c.b.Load() {",
+		Replace: "if c.capacity > 0 && s <= c.b.Load() {",
+		What:    "roomFor: the first cell past the buffer end B counts as room (s <= B)",
+	},
+	{
+		ID:      "room-window-off",
+		Rule:    ruleRoom,
+		File:    "bounded.go",
+		Find:    "return s < c.r.Load()+uint64(c.capacity)",
+		Replace: "return s < c.r.Load()",
+		What:    "roomFor: drops the R + capacity lower bound, so room while B lags an owed expansion is missed",
+	},
+	{
+		ID:      "fullcheck-no-wait",
+		Rule:    ruleRoom,
+		File:    "bounded.go",
+		Find:    "if c.capacity == 0 || r <= settled {",
+		Replace: "if c.capacity == 0 || r <= settled || true {",
+		What:    "fullCheck: a full verdict stands while an expansion is owed (B lags, e.g. past a hole)",
+	},
+	{
+		ID:      "full-closing-no-await",
+		Rule:    ruleRoom,
+		File:    "bounded.go",
+		Find:    "case roomClosing:\n\t\t\tc.awaitClosed()\n\t\t\treturn roomClosing",
+		Replace: "case roomClosing:\n\t\t\treturn roomClosing",
+		What:    "full: a send that met no room while a Close is under way fails as closed before Close takes effect",
+	},
+
+	// ===== One expansion per receive ticket =====
+	{
+		ID:      "restart-no-settle",
+		Rule:    ruleExpansion,
+		File:    "ops.go",
+		Find:    "case outRestart:\n\t\t\tc.settle()",
+		Replace: "case outRestart:",
+		What:    "recvOp: a receive ticket whose hole was already paid never settles (settled < R forever)",
+	},
+	{
+		ID:      "hole-no-expand",
+		Rule:    ruleExpansion,
+		File:    "ops.go",
+		Find:    "c.expand() // outNoWait, outRegistered, outHole",
+		Replace: "if out != outHole {\n\t\t\tc.expand()\n\t\t}",
+		What:    "recvOp: a receive that made a hole good skips its expansion (the hole is never paid)",
+	},
+	{
+		ID:      "expandcell-hole-done",
+		Rule:    ruleExpansion,
+		File:    "bounded.go",
+		Find:    "if cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {\n\t\t\t\treturn false",
+		Replace: "if cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {\n\t\t\t\treturn true",
+		What:    "expandCell: an expansion that pays a hole counts it as buffer and takes no other ticket",
+	},
+	{
+		ID:      "recvcell-never-pays",
+		Rule:    ruleExpansion,
+		File:    "bounded.go",
+		Find:    "if c.capacity > 0 && st == stCancelledSend && cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {",
+		Replace: "if false && c.capacity > 0 && st == stCancelledSend && cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {",
+		What:    "recvCell: the hole's receiver never pays it; it settles and leaves the hole to the expansion",
+	},
+	{
+		ID:      "closed-recv-expands",
+		Rule:    ruleExpansion,
+		File:    "ops.go",
+		Find:    "case outClosed:\n\t\t\treturn zero, out",
+		Replace: "case outClosed:\n\t\t\tc.expand()\n\t\t\treturn zero, out",
+		What:    "recvOp: a receive that finds the channel closed in its cell runs an expansion it does not owe",
+	},
+
+	// ===== The ticketed sender =====
+	{
+		ID:      "ticketed-sender-off",
+		Rule:    ruleTicketed,
+		File:    "bounded.go",
+		Find:    "return c.senderTicketed(r, closeAt)",
+		Replace: "return false",
+		What:    "waitsForSender: Try and buffered-select receives give up a cell whose sender holds its ticket",
+	},
+	{
+		ID:      "select-waits-rendezvous",
+		Rule:    ruleTicketed,
+		File:    "bounded.go",
+		Find:    "case modeSelect:\n\t\tif c.capacity == 0 {\n\t\t\treturn false\n\t\t}",
+		Replace: "case modeSelect:",
+		What:    "waitsForSender: a select's receive case on a rendezvous channel also waits for a ticketed sender (expected harmless)",
+	},
+	{
+		ID:      "await-sender-ignores-close",
+		Rule:    ruleTicketed,
+		File:    "bounded.go",
+		Find:    "for i := 0; cl.state.Load() == st && r < c.closeAt.Load(); i++ {",
+		Replace: "for i := 0; cl.state.Load() == st; i++ {",
+		What:    "awaitSender: keeps waiting for a sender whose ticket Close put at or past closeAt (it never writes)",
+	},
+	{
+		ID:      "ctx-recv-withdraws-ticketed",
+		Rule:    ruleTicketed,
+		File:    "bounded.go",
+		Find:    "if own.op == opRecv && c.senderTicketed(idx, c.closeAt.Load()) || own.op == opSend && c.asBuffered(idx, own) {",
+		Replace: "if own.op == opSend && c.asBuffered(idx, own) {",
+		What:    "await: a parked receive whose context fires withdraws although its cell's sender holds its ticket",
+	},
+
+	// ===== The in-window parked sender =====
+	{
+		ID:      "asbuffered-never",
+		Rule:    ruleInWindow,
+		File:    "bounded.go",
+		Find:    "if w.isSel {\n\t\treturn false\n\t}\n\tif c.s.Load()&closedBit != 0 {\n\t\treturn idx < c.closedRoom()",
+		Replace: "if true {\n\t\treturn false\n\t}\n\tif c.s.Load()&closedBit != 0 {\n\t\treturn idx < c.closedRoom()",
+		What:    "asBuffered: constant false; a sender parked in the window withdraws on ctx, Close fails it, Len skips it",
+	},
+	{
+		ID:      "asbuffered-open-off",
+		Rule:    ruleInWindow,
+		File:    "bounded.go",
+		Find:    "return c.inWindow(idx)",
+		Replace: "return false",
+		What:    "asBuffered: while open, no parked sender counts as buffered (withdraws on ctx, Len skips it)",
+	},
+	{
+		ID:      "len-skips-parked-sender",
+		Rule:    ruleInWindow,
+		File:    "close.go",
+		Find:    "if st == stBuffered || (isWaiter(st) && st.op == opSend && c.asBuffered(idx, st)) {",
+		Replace: "if st == stBuffered {",
+		What:    "countValues: Len does not count a plain sender parked inside the buffer window",
+	},
+
+	// ===== Close and the room =====
+	{
+		ID:      "claimsender-skips-maydeliver",
+		Rule:    ruleClose,
+		File:    "bounded.go",
+		Find:    "closed := !c.mayDeliver(seg.id<<segShift | uint64(i))",
+		Replace: "closed := false",
+		What:    "claimSender: a receiver or expansion delivers a parked send past the room Close read",
+	},
+	{
+		ID:      "sendcell-skips-maydeliver",
+		Rule:    ruleClose,
+		File:    "bounded.go",
+		Find:    "if !c.mayDeliver(s) {\n\t\t\t\t\tif c.giveUp(seg, i, st, opSend) {",
+		Replace: "if false {\n\t\t\t\t\tif c.giveUp(seg, i, st, opSend) {",
+		What:    "sendCell: a send that finds room after Close delivers although it had none at Close",
+	},
+	{
+		ID:      "doomed-recv-gt",
+		Rule:    ruleClose,
+		File:    "bounded.go",
+		Find:    "return idx >= c.closeAt.Load()",
+		Replace: "return idx > c.closeAt.Load()",
+		What:    "doomed: a receive registered exactly at closeAt after Close's walk does not see Close (parks forever)",
+	},
+	{
+		ID:      "beginclose-no-announce",
+		Rule:    ruleClose,
+		File:    "close.go",
+		Find:    "c.roomEnd.CompareAndSwap(openMark, closingMark) // open → closing: full verdicts wait for the OR",
+		Replace: "// (mutant: no open → closing announcement)",
+		What:    "beginClose: roomEnd stays open until stored, so full verdicts inside Close stand and closedRoom reads openMark",
+	},
+	{
+		ID:      "fullcheck-ignores-close",
+		Rule:    ruleClose,
+		File:    "bounded.go",
+		Find:    "if c.roomEnd.Load() != openMark {\n\t\treturn roomClosing\n\t}",
+		Replace: "",
+		What:    "fullCheck: a full verdict given while a Close is under way stands (roomEnd not checked)",
+	},
+	{
+		ID:      "close-room-ignores-b",
+		Rule:    ruleClose,
+		File:    "close.go",
+		Find:    "end = max(end, c.b.Load())",
+		Replace: "end = max(end, end)",
+		What:    "beginClose: the room Close reads ignores B, so sends that had room below B fail after Close",
+	},
+	{
+		ID:      "close-walk-fails-buffered",
+		Rule:    ruleClose,
+		File:    "close.go",
+		Find:    "if c.asBuffered(idx, st) {\n\t\t\t\t\tcontinue",
+		Replace: "if false {\n\t\t\t\t\tcontinue",
+		What:    "finishClose: Close's walk fails plain senders parked below the room it read (counted as buffered)",
+	},
+
+	// ===== Giving up a cell =====
+	{
+		ID:      "giveup-no-drop",
+		Rule:    ruleGiveUp,
+		File:    "bounded.go",
+		Find:    "seg.cancelled(op == opSend)\n\tif op == opSend {\n\t\tdrop(cl)\n\t}",
+		Replace: "seg.cancelled(op == opSend)",
+		What:    "giveUp: a sender that gives its cell up keeps its value referenced from the cell",
+	},
+
+	// ===== Claiming a registration =====
+	{
+		ID:      "claim-ignores-selcommit",
+		Rule:    ruleClaim,
+		File:    "bounded.go",
+		Find:    "if selCommit(w) {\n\t\tsched.Point()\n\t\tc.state.Store(next) // resuming → next",
+		Replace: "if selCommit(w) || true {\n\t\tsched.Point()\n\t\tc.state.Store(next) // resuming → next",
+		What:    "claim: completes a select case although the select went with another case (or is registering)",
+	},
+	{
+		ID:      "selclaim-commits-registering",
+		Rule:    ruleClaim,
+		File:    "waiter.go",
+		Find:    "if s.state.CompareAndSwap(selReg, selDirty) {\n\t\t\t\treturn false",
+		Replace: "if s.state.CompareAndSwap(selReg, to) {\n\t\t\t\treturn true",
+		What:    "selClaim: a claimer commits a select that is still registering (its own registration may commit it too)",
+	},
+	{
+		ID:      "failreceiver-no-wake",
+		Rule:    ruleClaim,
+		File:    "bounded.go",
+		Find:    "s.cancelled(false)\n\t\t\tw.wakeUp(resRestart)",
+		Replace: "s.cancelled(false)",
+		What:    "failReceiver: a plain receiver told to restart (its sender failed after Close) is never woken",
+	},
+
+	// ===== Registrations =====
+	{
+		ID:      "register-no-kick",
+		Rule:    ruleRegister,
+		File:    "bounded.go",
+		Find:    "kickPending(&c.selfPending, p.sc) // after registering: see select.go, register",
+		Replace: "// (mutant: no kickPending)",
+		What:    "register: an operation that parks does not kick a select waiting with a deferred case",
+	},
+	{
+		ID:      "collect-no-clear",
+		Rule:    ruleRegister,
+		File:    "bounded.go",
+		Find:    "v := cl.elem // the sender wrote it before its claim\n\tcl.elem = zero",
+		Replace: "v := cl.elem // the sender wrote it before its claim",
+		What:    "collect: a parked receiver takes its value but leaves it referenced from the cell",
+	},
+	{
+		ID:      "tryrecv-empty-off-by-one",
+		Rule:    ruleLinz,
+		File:    "ops.go",
+		Find:    "if r >= sw&counterMask {",
+		Replace: "if r+1 >= sw&counterMask {",
+		What:    "tryRecv: the empty check is off by one, so a channel holding one value looks empty",
+	},
+
+	// ===== Performance only =====
+	{
+		ID:      "no-spin-before-park",
+		Rule:    rulePerf,
+		File:    "bounded.go",
+		Find:    "return c.spin && spinLoads(cl, st, spinPark)",
+		Replace: "return false",
+		What:    "spinWhile: never spins before registering to park (expected harmless: performance only)",
+	},
+}
