@@ -15,14 +15,17 @@ import (
 // linzBatch makes one step in linzBatch of the kinds with a batch form
 // (Send, SendContext, Recv, RecvContext, TryRecv) a batch call (SendMany,
 // SendManyContext, RecvMany, RecvManyContext, TryRecvMany) in TestLinz's
-// histories; CHANS_LINZ_NOBATCH=1 leaves them out. internal/linz/batch.go
-// says how a batch is recorded and checked: one operation per value, in
-// order within the batch.
+// histories; CHANS_LINZ_BATCH sets it (0 leaves batches out).
+// internal/linz/batch.go says how a batch is recorded and checked: one
+// operation per value, in order within the batch.
 var linzBatch = func() int {
-	if os.Getenv("CHANS_LINZ_NOBATCH") != "" {
-		return 0
+	if s := os.Getenv("CHANS_LINZ_BATCH"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+			return n
+		}
+		panic("CHANS_LINZ_BATCH=" + s + ": want a count, 0 for no batches")
 	}
-	return 4
+	return 8 // about one step in ten; TestLinzBatch has more
 }()
 
 // TestLinzBatch checks random histories in which every step with a batch

@@ -296,8 +296,8 @@ func batched(m porcupine.Model, ord *orders) porcupine.Model {
 					return false, s
 				}
 			}
-			key, keyed := valueKey(in.(Call), out.(Ret))
-			if keyed && !ord.ready(key, st.done) {
+			od := ord.of(in.(Call), out.(Ret))
+			if od != nil && !od.ready(st.done) {
 				return false, s
 			}
 			ok, inner := m.Step(st.inner, in, out)
@@ -311,8 +311,8 @@ func batched(m porcupine.Model, ord *orders) porcupine.Model {
 				}
 			}
 			done := st.done
-			if keyed {
-				done = ord.mark(key, done)
+			if od != nil {
+				done = od.mark(done)
 			}
 			return true, batchState{inner: inner, next: next, done: done}
 		},
@@ -490,19 +490,51 @@ func valueKey(c Call, r Ret) (key [2]any, ok bool) {
 }
 
 // orders are the orders derived for one history that the intervals do not
-// enforce: an operation keyed in after may take effect only once the
-// operations it names, by their prerequisite numbers, have.
+// enforce, by the value each operation sent or received.
 type orders struct {
-	after map[[2]any][]int // operation → prerequisite numbers of those it follows
-	num   map[[2]any]int   // prerequisite → its number
+	send, recv map[any]*ordered
 }
 
-// ready reports whether every operation that key must follow is done.
-func (o *orders) ready(key [2]any, done []uint64) bool {
-	if o == nil {
-		return true
+// ordered is what the orders say of one operation: the prerequisite
+// numbers of the operations it must follow, and its own number if others
+// must follow it (else -1).
+type ordered struct {
+	after []int
+	num   int
+}
+
+// of returns the orders of the operation (c, r), or nil if it has none.
+func (o *orders) of(c Call, r Ret) *ordered {
+	if o == nil || r.Res != OK {
+		return nil
 	}
-	for _, j := range o.after[key] {
+	switch p, plain := asPlain(c, r); {
+	case !plain:
+	case p.Kind.IsSend():
+		return o.send[p.V]
+	case p.Kind.IsRecv():
+		return o.recv[r.V]
+	}
+	return nil
+}
+
+// entry returns the orders of the operation named key, making them.
+func (o *orders) entry(key [2]any) *ordered {
+	m := o.send
+	if key[0] == 1 {
+		m = o.recv
+	}
+	e := m[key[1]]
+	if e == nil {
+		e = &ordered{num: -1}
+		m[key[1]] = e
+	}
+	return e
+}
+
+// ready reports whether every operation that od must follow is done.
+func (od *ordered) ready(done []uint64) bool {
+	for _, j := range od.after {
 		if j/64 >= len(done) || done[j/64]&(1<<(j%64)) == 0 {
 			return false
 		}
@@ -510,13 +542,10 @@ func (o *orders) ready(key [2]any, done []uint64) bool {
 	return true
 }
 
-// mark returns done with key marked linearized, if others follow it.
-func (o *orders) mark(key [2]any, done []uint64) []uint64 {
-	if o == nil {
-		return done
-	}
-	j, ok := o.num[key]
-	if !ok {
+// mark returns done with od marked linearized, if others follow it.
+func (od *ordered) mark(done []uint64) []uint64 {
+	j := od.num
+	if j < 0 {
 		return done
 	}
 	d := make([]uint64, max(len(done), j/64+1))
@@ -598,6 +627,34 @@ func deriveOrders(ops []porcupine.Operation) ([]porcupine.Operation, *orders) {
 		}
 	}
 	before := func(x, y int) bool { return hi[x] < lo[y] || has(x, y) }
+	// FIFO can order two sends only where their intervals overlap (else the
+	// intervals order them already, or contradict the receives, which
+	// Porcupine finds), and two receives likewise; intervals only narrow,
+	// so the candidates are the pairs whose recorded intervals overlap.
+	overlapping := func(op func(pair) int) [][2]pair {
+		byLo := slices.Clone(pairs)
+		slices.SortFunc(byLo, func(a, b pair) int { return int(lo[op(a)] - lo[op(b)]) })
+		var c [][2]pair
+		for i, a := range byLo {
+			for _, b := range byLo[i+1:] {
+				if lo[op(b)] > hi[op(a)] {
+					break
+				}
+				c = append(c, [2]pair{a, b})
+			}
+		}
+		return c
+	}
+	sendsMeet := overlapping(func(p pair) int { return p.s })
+	recvsMeet := overlapping(func(p pair) int { return p.r })
+	// order adds x → y where before(u, v) says so and the intervals do not.
+	order := func(u, v, x, y int) bool {
+		if before(u, v) && hi[x] >= lo[y] && !has(x, y) {
+			add(x, y)
+			return true
+		}
+		return false
+	}
 	for changed := true; changed; {
 		changed = false
 		for _, e := range edges {
@@ -609,21 +666,15 @@ func deriveOrders(ops []porcupine.Operation) ([]porcupine.Operation, *orders) {
 				hi[x], changed = hi[y], true
 			}
 		}
-		for _, a := range pairs {
-			for _, b := range pairs {
-				if a == b {
-					continue
-				}
-				// (An order the intervals give already adds nothing.)
-				if before(a.r, b.r) && !has(a.s, b.s) && hi[a.s] >= lo[b.s] {
-					add(a.s, b.s)
-					changed = true
-				}
-				if before(a.s, b.s) && !has(a.r, b.r) && hi[a.r] >= lo[b.r] {
-					add(a.r, b.r)
-					changed = true
-				}
-			}
+		for _, m := range sendsMeet {
+			a, b := m[0], m[1]
+			changed = order(a.r, b.r, a.s, b.s) || changed
+			changed = order(b.r, a.r, b.s, a.s) || changed
+		}
+		for _, m := range recvsMeet {
+			a, b := m[0], m[1]
+			changed = order(a.s, b.s, a.r, b.r) || changed
+			changed = order(b.s, a.s, b.r, a.r) || changed
 		}
 		for i := range lo {
 			if lo[i] > hi[i] {
@@ -637,20 +688,22 @@ func deriveOrders(ops []porcupine.Operation) ([]porcupine.Operation, *orders) {
 	}
 	// The model enforces the edges between operations that still overlap
 	// and are both keyed (the batch rule enforces the others).
-	ord := &orders{after: map[[2]any][]int{}, num: map[[2]any]int{}}
+	ord := &orders{send: map[any]*ordered{}, recv: map[any]*ordered{}}
+	nums := 0
 	for _, e := range edges {
 		x, y := e[0], e[1]
 		if hi[x] < lo[y] || keys[x][0] == nil || keys[y][0] == nil {
 			continue
 		}
-		j, ok := ord.num[keys[x]]
-		if !ok {
-			j = len(ord.num)
-			ord.num[keys[x]] = j
+		px := ord.entry(keys[x])
+		if px.num < 0 {
+			px.num = nums
+			nums++
 		}
-		ord.after[keys[y]] = append(ord.after[keys[y]], j)
+		py := ord.entry(keys[y])
+		py.after = append(py.after, px.num)
 	}
-	if len(ord.num) == 0 {
+	if nums == 0 {
 		ord = nil
 	}
 	return out, ord
