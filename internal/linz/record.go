@@ -348,6 +348,13 @@ func (c *Client[T]) Select(sel SelectFunc[T], ctx context.Context, v T, block bo
 	}
 	t := c.begin()
 	which, got, ok, err := sel(ctx, v, block)
+	c.end(t, Call{Kind: kind, V: v}, c.selectRet(which, got, ok, err, Empty))
+}
+
+// selectRet is the result of a select that committed case which (CaseSend,
+// CaseRecv, or anything else for none), where none is the result when no
+// case took effect.
+func (c *Client[T]) selectRet(which int, got T, ok bool, err error, none Res) Ret {
 	var r Ret
 	switch which {
 	case CaseSend:
@@ -362,13 +369,13 @@ func (c *Client[T]) Select(sel SelectFunc[T], ctx context.Context, v T, block bo
 		}
 	default:
 		which = CaseNone
-		r = Ret{Res: Empty}
+		r = Ret{Res: none}
 		if err != nil {
 			r = c.classify(err)
 		}
 	}
 	r.Case = which
-	c.end(t, Call{Kind: kind, V: v}, r)
+	return r
 }
 
 // TimeoutSelectFunc runs a select over three cases: sending v and
@@ -381,27 +388,7 @@ type TimeoutSelectFunc[T any] func(v T, d time.Duration, done <-chan struct{}) (
 func (c *Client[T]) SelectTimeout(sel TimeoutSelectFunc[T], v T, d time.Duration, done <-chan struct{}) {
 	t := c.begin()
 	which, got, ok, err := sel(v, d, done)
-	var r Ret
-	switch which {
-	case CaseSend:
-		r = c.classify(err)
-	case CaseRecv:
-		r = Ret{Res: Closed}
-		if ok {
-			r = Ret{Res: OK, V: got}
-		}
-		if err != nil {
-			r = c.classify(err)
-		}
-	default:
-		which = CaseNone
-		r = Ret{Res: TimedOut}
-		if err != nil {
-			r = c.classify(err)
-		}
-	}
-	r.Case = which
-	c.end(t, Call{Kind: SelectTimeout, V: v}, r)
+	c.end(t, Call{Kind: SelectTimeout, V: v}, c.selectRet(which, got, ok, err, TimedOut))
 }
 
 // Cap returns ch.Cap() without recording it: the capacity never changes.
