@@ -273,7 +273,8 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 	}
 	sched.Point()
 	n := 0
-	var expansions uint64
+	var expansions uint64 // explicit ones owed so far
+	implicit := c.implicitBelow()
 	p := party[T]{m: modeTry}
 	for t := r; t < r+k; t++ {
 		id := t >> segShift
@@ -296,8 +297,12 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		case outOK:
 			dst[n] = v
 			n++
-			expansions++
-		case outHole:
+			if c.capacity > 0 && t < implicit {
+				c.expandImplicit(t+uint64(c.capacity), seg)
+			} else {
+				expansions++
+			}
+		case outHole: // after the first hole, so explicit (holesOn)
 			expansions++ // one expansion per receive ticket (recvOp)
 		case outRestart:
 			c.settle()

@@ -15,8 +15,10 @@ import (
 //
 // S counts send tickets and carries Close's bit (bit 63); R counts receive
 // tickets; B (buffered channels only) counts buffer-expansion tickets and
-// starts at the capacity. settled counts the receive tickets whose expansion
-// is done (or that owe none); closeAt is S's count at Close (openMark while
+// starts at the capacity; it is used only from the first send that may leave
+// a hole on (holeFrom, holesOn), before which each receive ticket r expands
+// cell r + capacity with no ticket. settled counts the receive tickets whose
+// expansion is done (or that owe none), from the same point; closeAt is S's count at Close (openMark while
 // open); roomEnd is openMark while no Close has begun, closingMark while one
 // is under way, then the room Close read (see "Close and the room").
 //
@@ -31,9 +33,11 @@ import (
 //	S's closed bit set          ⟹ closeAt ≤ S, once stored; roomEnd is a bound read before the
 //	                              bit was set, once stored (readers wait: closedAt, closedRoom)
 //	roomEnd = closingMark       ⟹ a Close has begun and will set the bit; no full verdict stands
-//	settled ≤ R                   (each receive ticket settles at most once)
-//	R > settled                 ⟹ an expansion is owed by a running receive: B lags the buffer end
-//	capacity > 0, quiescent, open ⟹ settled = R and B = capacity + R + (holePaid cells at or past R)
+//	holeFrom = noHoles          ⟹ B = capacity, settled = 0, no cell is cancelledSend or holePaid
+//	                              (buffered channels), and the buffer ends at R + capacity
+//	holeFrom = R0 (switched)    ⟹ settled ≤ R (each receive ticket at or past R0 settles at most once)
+//	switched, R > settled       ⟹ an expansion is owed by a running receive: B lags the buffer end
+//	capacity > 0, quiescent, open, switched ⟹ settled = R and B = capacity + R + (holePaid cells at or past R)
 //	cell idx < min(R, S) (and < closeAt once closed), quiescent ⟹ the cell is not nil or inBuffer
 //	cell is inBuffer            ⟹ capacity > 0 and idx < B
 //	cell is wS                  ⟹ capacity ≥ 0 (unbounded sends never wait)
@@ -106,6 +110,16 @@ import (
 // cancelledSend takes another ticket, so holes are never counted as room.
 // Rendezvous channels have no buffer and no B: s < R is the only room.
 //
+// While no send has given up a cell, there is no hole and the buffer ends
+// exactly at R + capacity, so B would only repeat R. Until then each receive
+// ticket r runs its expansion on cell r + capacity without a ticket
+// (expandImplicit), and B and settled are left alone: a buffered pair costs
+// two read-modify-writes fewer. The first send that may give up a cell
+// switches the channel, once, to explicit expansions (holesOn), at a receive
+// count R0: tickets below R0 stay implicit, those at or past it take tickets
+// from B, which holesOn sets to R0 + capacity. holesOn explains why no
+// implicit expansion meets a hole.
+//
 // ===== Linearization points =====
 //
 // A send that delivers without parking takes effect at
@@ -147,9 +161,12 @@ import (
 //
 //   - Room (roomFor, fullCheck, full): a send has room below B, below R, or
 //     below R + capacity; a full verdict waits for owed expansions.
-//   - One expansion per receive ticket (recvOp): every receive ticket that
-//     is not closed runs exactly one expansion, or settles without one
-//     where its cell was a hole an expansion had already made good.
+//   - One expansion per receive ticket (recvOp, expandFor): every receive
+//     ticket that is not closed runs exactly one expansion, or settles
+//     without one where its cell was a hole an expansion had already made
+//     good; implicit below holeFrom, explicit from there on.
+//   - Holes come after the switch (holesOn): a send calls holesOn before
+//     the room check on which it may give its cell up.
 //   - The ticketed sender (waitsForSender): a receiver that may give its
 //     cell up never does so while the cell's sender holds its ticket.
 //   - The in-window parked sender (asBuffered): a plain sender parked inside
@@ -334,6 +351,12 @@ func (c *Chan[T]) fullCheck(s uint64) room {
 	if c.capacity == 0 || r <= settled {
 		return roomNo
 	}
+	if c.holeFrom.Load() == noHoles {
+		// No hole had appeared by the load of R (holesOn comes before any),
+		// so R + capacity was the end of the buffer there: expansions are
+		// implicit and none is owed.
+		return roomNo
+	}
 	return roomWait // an expansion is owed
 }
 
@@ -475,6 +498,7 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 						continue
 					}
 				} else {
+					c.holesOn() // before the room check that may give the cell up
 					switch c.full(s) {
 					case roomYes:
 						continue // room after all: an owed expansion came
@@ -804,6 +828,9 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 		// claim), so the wait is short; the operation happens although ctx
 		// is done.
 		idx := seg.id<<segShift | uint64(i)
+		if own.op == opSend {
+			c.holesOn() // before the room check that may give the cell up
+		}
 		if own.op == opRecv && c.senderTicketed(idx, c.closeAt.Load()) || own.op == opSend && c.asBuffered(idx, own) {
 			<-own.wake
 			return c.result(own)
@@ -895,6 +922,102 @@ func (c *Chan[T]) live(seg *segment[T], i int, w *waiter) bool {
 }
 
 // ===== Buffer expansion =====
+
+// holeFrom's marks: noHoles until the first hole may appear, holesSwitching
+// while holesOn moves the channel to explicit expansions.
+const (
+	noHoles        = ^uint64(0)
+	holesSwitching = noHoles - 1
+)
+
+// holesOn is called by a send on a buffered channel before the room check
+// on which it may give its cell up: a Try send that found no room, a parked
+// send whose context fired, a select's send case before it may register, and
+// Close before it reads the room. From its return on, every receive ticket
+// at or past R0 (R as read here) expands explicitly, with a ticket from B.
+//
+// Until then B is not used: with no hole anywhere, the buffer ends exactly
+// at R + capacity, so each receive ticket r expands cell r + capacity
+// (expandImplicit) and needs no ticket. holesOn makes B and settled what the
+// explicit expansions would have made them (B = R0 + capacity, settled = R0,
+// as at a quiescent point with no holes) and publishes R0.
+//
+// Why no implicit expansion ever meets a hole: a send leaves a hole in cell
+// s only after it found no room at a load of R that followed holesOn, so
+// s ≥ R + capacity ≥ R0 + capacity, while implicit expansions target cells
+// r + capacity < R0 + capacity. (Close's doomed sends are past the room
+// Close read after its own holesOn, and a select's send case is past the R
+// it read before registering.) So implicit expansions never extend B, and
+// counting them as settled at the switch keeps full's rule: an expansion is
+// owed exactly while R > settled.
+func (c *Chan[T]) holesOn() {
+	if c.capacity <= 0 {
+		return
+	}
+	for {
+		h := c.holeFrom.Load()
+		if h < holesSwitching {
+			return // on already
+		}
+		if h == noHoles && c.holeFrom.CompareAndSwap(noHoles, holesSwitching) {
+			// Receivers that load holeFrom from here on wait for the store
+			// below, so those whose tickets are at or past r see it.
+			sched.Point()
+			r := c.r.Load()
+			c.b.Store(r + uint64(c.capacity)) // B was the capacity: nobody took a ticket from it
+			c.settled.Store(r)                // after B: fullCheck loads settled, then B
+			c.holeFrom.Store(r)
+			return
+		}
+		runtime.Gosched() // another send is switching
+	}
+}
+
+// implicitBelow returns the receive ticket count below which expansions are
+// implicit: holeFrom, once it is not switching. The caller took its tickets
+// before the call.
+func (c *Chan[T]) implicitBelow() uint64 {
+	h := c.holeFrom.Load()
+	for h == holesSwitching {
+		runtime.Gosched()
+		h = c.holeFrom.Load()
+	}
+	return h
+}
+
+// expandFor runs the buffer expansion owed by receive ticket r, whose cell
+// lies in own: implicit before the first hole (holesOn), else explicit.
+func (c *Chan[T]) expandFor(r uint64, own *segment[T]) {
+	if c.capacity <= 0 {
+		return
+	}
+	if r < c.implicitBelow() {
+		c.expandImplicit(r+uint64(c.capacity), own)
+		return
+	}
+	c.expand()
+}
+
+// expandImplicit is the implicit expansion of cell b = r + capacity for
+// receive ticket r, whose cell lies in own: the explicit expansion's cell
+// step, without B or settled. Implicit expansions run in no particular
+// order, so the bufSeg root may already be past b's segment; the walk then
+// starts from own, which is not.
+func (c *Chan[T]) expandImplicit(b uint64, own *segment[T]) {
+	seg := c.bufSeg.Load()
+	id := b >> segShift
+	if b >= c.s.Load()&counterMask && (seg.id >= id || seg.next.Load() == nil) {
+		return // as in expand: the sender of b will find b < R + capacity
+	}
+	if seg.id > id {
+		seg = own
+	}
+	if _, done := c.expandAt(seg, b); !done {
+		// Cell b was a hole, which holesOn rules out; were it one, the
+		// explicit rule still keeps B right: make it good with a ticket.
+		c.expand()
+	}
+}
 
 // expand runs one buffer expansion (seed 000's expandBuffer): it makes the
 // next cell past the buffer part of it, restarting while that cell belongs

@@ -72,6 +72,12 @@ type Chan[T any] struct {
 	// deliver after Close if its ticket is below it. See bounded.go, "Close
 	// and the room".
 	roomEnd atomic.Uint64
+	// holeFrom (buffered channels) is noHoles until the first send that may
+	// leave a hole in the buffer, and then the receive ticket count R0 at
+	// that moment: receive tickets below it expand the buffer implicitly, to
+	// ticket + capacity, without touching B or settled. See bounded.go,
+	// "Buffer end".
+	holeFrom atomic.Uint64
 
 	// selfPending names a parked select that could not register one of its
 	// cases here because that case's ticket met its own other case's
@@ -93,6 +99,7 @@ func New[T any](capacity int) *Chan[T] {
 	c := &Chan[T]{capacity: capacity}
 	c.closeAt.Store(openMark)
 	c.roomEnd.Store(openMark) // lowered by Close
+	c.holeFrom.Store(noHoles) // lowered by the first send that may leave a hole
 	if capacity > 0 {
 		c.b.Store(uint64(capacity))
 	}

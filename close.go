@@ -39,6 +39,7 @@ const closingMark = openMark - 1
 // announcement, where the room it counted was at most the bound read here.
 func (c *Chan[T]) beginClose() uint64 {
 	c.roomEnd.CompareAndSwap(openMark, closingMark) // open → closing: full verdicts wait for the OR
+	c.holesOn()                                     // Close fails the sends past the room it reads below
 	sched.Point()
 	end := c.r.Load() + uint64(c.capacity)
 	if c.capacity > 0 {

@@ -44,7 +44,26 @@ func CheckInvariants[T any](c *Chan[T]) error {
 			ahead++
 		}
 	}
-	if c.capacity > 0 && !closed {
+	holeFrom := c.holeFrom.Load()
+	switch {
+	case c.capacity <= 0:
+	case holeFrom == noHoles:
+		// Before the first hole the buffer ends at R + capacity and
+		// expansions take no tickets: B and settled are as New left them,
+		// and no cell is a hole.
+		if b != uint64(c.capacity) || settled != 0 {
+			fail("no hole yet, but B = %d, settled = %d (want %d, 0)", b, settled, c.capacity)
+		}
+		for idx, st := range c.cellStates() {
+			if st == stCancelledSend || st == stHolePaid {
+				fail("cell %d is a hole, but holeFrom says none appeared", idx)
+			}
+		}
+	case holeFrom == holesSwitching:
+		fail("holeFrom still switching at a quiescent point")
+	case holeFrom > r:
+		fail("holeFrom %d past R %d", holeFrom, r)
+	case !closed:
 		if settled != r {
 			fail("settled %d != R %d", settled, r)
 		}
@@ -52,7 +71,7 @@ func CheckInvariants[T any](c *Chan[T]) error {
 			fail("B = %d, want capacity + R + paid holes ahead = %d", b, want)
 		}
 	}
-	if c.capacity > 0 && settled > r {
+	if c.capacity > 0 && holeFrom != noHoles && settled > r {
 		fail("settled %d past R %d", settled, r)
 	}
 

@@ -126,6 +126,9 @@ var sendErrs = [...]error{
 // send takes one ticket per call: trySend asks before each whether the
 // channel is full.
 func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
+	if p.m == modeSelect {
+		c.holesOn() // the case may be withdrawn inside the buffer: a hole
+	}
 	for {
 		seg := c.sendSeg.Load()
 		t := c.s.Add(1) - 1
@@ -255,7 +258,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 		i := int(t & segMask)
 		v, out := c.recvCell(seg, i, t, p)
 		if out == outOK { // the common case first
-			c.expand()
+			c.expandFor(t, seg)
 			return v, out
 		}
 		switch out {
@@ -268,7 +271,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			}
 			continue
 		}
-		c.expand() // outNoWait, outRegistered, outHole
+		c.expandFor(t, seg) // outNoWait, outRegistered, outHole
 		switch out {
 		case outHole:
 			if p.m == modeTry {

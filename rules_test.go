@@ -70,7 +70,7 @@ func TestInWindowSenderKeepsItsPlace(t *testing.T) {
 		t.Errorf("the sender parked inside the buffer window left its cell (now %s) when its context fired", stateName(st))
 	}
 
-	c.expand() // the receive goes on: its expansion claims the parked sender
+	c.expandFor(r, seg) // the receive goes on: its expansion claims the parked sender
 	if err := <-sent; err != nil {
 		t.Errorf("SendContext = %v; it counted as buffered, so it must deliver", err)
 	}
@@ -191,7 +191,7 @@ func TestReceiveRegisteredAtCloseAtIsDoomed(t *testing.T) {
 		if !c.register(cl, nil, opRecv, &p) {
 			t.Fatalf("cap %d: the receive could not register in its empty cell", k)
 		}
-		c.expand() // as recvOp does, before parking
+		c.expandFor(r, seg) // as recvOp does, before parking
 		if !c.doomed(r, p.own) {
 			t.Errorf("cap %d: a receive registered at closeAt after Close does not see Close: it would park forever", k)
 			c.giveUp(seg, int(r&segMask), p.own, opRecv) // withdraw it by hand
@@ -281,7 +281,7 @@ func TestCloseKeepsInWindowSender(t *testing.T) {
 	if st := seg.cells[1].state.Load(); !isWaiter(st) {
 		t.Errorf("Close's walk moved the in-window parked sender's cell to %s", stateName(st))
 	}
-	c.expand() // the receive goes on: its expansion claims the parked sender
+	c.expandFor(r, seg) // the receive goes on: its expansion claims the parked sender
 	if err := <-sent; err != nil {
 		t.Errorf("the Send parked inside the window at Close = %v, want nil", err)
 	}

@@ -78,8 +78,8 @@ var mutants = []Mutant{
 		ID:      "hole-no-expand",
 		Rule:    ruleExpansion,
 		File:    "ops.go",
-		Find:    "c.expand() // outNoWait, outRegistered, outHole",
-		Replace: "if out != outHole {\n\t\t\tc.expand()\n\t\t}",
+		Find:    "c.expandFor(t, seg) // outNoWait, outRegistered, outHole",
+		Replace: "if out != outHole {\n\t\t\tc.expandFor(t, seg)\n\t\t}",
 		What:    "recvOp: a receive that made a hole good skips its expansion (the hole is never paid)",
 	},
 	{
