@@ -42,7 +42,10 @@
 // emulated by a linked list of fixed-size segments, the design of "Faster
 // Channels in Go" (Eli Rosenthal) and of Koval, Alistarh and Elizarov, "Fast
 // and Scalable Channels in Kotlin Coroutines" (PPoPP 2023). Only the sender
-// and the receiver of one ticket ever contend on a cell. A buffered channel
+// and the receiver of one ticket ever contend on a cell. The buffer of a
+// buffered channel ends at "R + capacity" as long as no sender has given up
+// its slot; from the first send that may (a non-blocking send that finds no
+// room, a send whose context fires, a select's send case, Close), the channel
 // keeps the end of its buffer in a third counter B, moved by receivers,
 // because cancelled senders leave holes that "R + capacity" would count as
 // room. A party that must wait parks on a waiter registered in its cell; its
