@@ -243,7 +243,10 @@ var selCalls = sync.Pool{New: func() any {
 	return sc
 }}
 
-func (sc *selCall) init() { sc.wake = make(chan struct{}, 1) }
+func (sc *selCall) init() {
+	sc.wake = make(chan struct{}, 1)
+	sc.rng = rand.Uint64()
+}
 
 // owns reports whether the registration w belongs to one of sc's cases.
 func (sc *selCall) owns(w *waiter) bool {
@@ -284,8 +287,9 @@ func (sc *selCall) commit(j int) {
 }
 
 // randn returns a random int in [0, n), n > 0, from a wyrand generator
-// seeded from math/rand/v2 at each call (shuffle): cheap enough to run once
-// per case of a select over a thousand channels.
+// seeded from math/rand/v2 when sc was made (init) and carried from call to
+// call: cheap enough to run once per case of a select over a thousand
+// channels.
 func (sc *selCall) randn(n int) int {
 	sc.rng += 0xa0761d6478bd642f
 	hi, lo := bits.Mul64(sc.rng, sc.rng^0xe7037ed1a0b428db)
@@ -296,7 +300,6 @@ func (sc *selCall) randn(n int) int {
 // shuffle sets sc.order to a random permutation of the non-nil cases, and
 // sc.sigs to the OnDone and OnTimeout cases among them, in index order.
 func (sc *selCall) shuffle(cases []Case) {
-	sc.rng = rand.Uint64()
 	sc.order = sc.order[:0]
 	sc.sigs = sc.sigs[:0]
 	for j := range cases {
@@ -346,8 +349,17 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 		return -1, ctx.Err()
 	}
 
-	// Pass 1: poll.
-	for {
+	// Pass 1: poll. A blocking select tries each case in the random order
+	// and takes the first that commits: each try looks before it writes,
+	// so a case that is not ready costs what its snapshot would.
+	if block {
+		for _, j := range sc.order {
+			if cases[j].k.try() {
+				return j, nil
+			}
+		}
+	}
+	for !block {
 		sc.snap = sc.snap[:0]
 		sc.ready = sc.ready[:0]
 		for _, j := range sc.order {
@@ -360,9 +372,6 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 			if cases[j].k.try() {
 				return j, nil
 			}
-		}
-		if block {
-			break
 		}
 		if len(sc.ready) == 0 {
 			sc.snap2 = sc.snap2[:0]
