@@ -27,6 +27,11 @@ const (
 	rulePerf      = "none (performance)"
 )
 
+// ruleImplicit names the header's "Buffer end" section and its rule "Holes
+// come after the switch": expansions are implicit until holesOn switches the
+// channel, and every send that may give up its cell switches it first.
+const ruleImplicit = "Implicit expansion before the first hole"
+
 // mutants is the list the tool runs, in order. Two are expected to be
 // equivalent (no-spin-before-park, select-waits-rendezvous): they show that
 // the tool tells a harmless change from a harmful one.
@@ -285,6 +290,111 @@ var mutants = []Mutant{
 		Find:    "if r >= sw&counterMask {",
 		Replace: "if r+1 >= sw&counterMask {",
 		What:    "tryRecv: the empty check is off by one, so a channel holding one value looks empty",
+	},
+
+	// ===== Implicit expansion before the first hole =====
+	{
+		ID:      "holeson-off-try",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "c.holesOn() // before the room check that may give the cell up\n\t\t\t\t\tswitch c.full(s) {",
+		Replace: "switch c.full(s) {",
+		What:    "sendCell: a Try send that finds no room gives its cell up without switching (a hole while expansions are implicit)",
+	},
+	{
+		ID:      "holeson-off-await",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "if own.op == opSend {\n\t\t\tc.holesOn() // before the room check that may give the cell up\n\t\t}\n",
+		Replace: "",
+		What:    "await: a parked sender whose context fires withdraws outside the window without switching",
+	},
+	{
+		ID:      "holeson-off-select",
+		Rule:    ruleImplicit,
+		File:    "ops.go",
+		Find:    "if p.m == modeSelect {\n\t\tc.holesOn() // the case may be withdrawn inside the buffer: a hole\n\t}\n",
+		Replace: "",
+		What:    "sendOp: a select's send case registers without switching; withdrawn, it leaves a hole while expansions are implicit",
+	},
+	{
+		ID:      "holeson-off-close",
+		Rule:    ruleImplicit,
+		File:    "close.go",
+		Find:    "c.holesOn()                                     // Close fails the sends past the room it reads below\n",
+		Replace: "",
+		What:    "beginClose: Close reads the room without switching; the senders it fails leave holes while expansions are implicit",
+	},
+	{
+		ID:      "holeson-r-before-cas",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "if h == noHoles && c.holeFrom.CompareAndSwap(noHoles, holesSwitching) {\n\t\t\t// Receivers that load holeFrom from here on wait for the store\n\t\t\t// below, so those whose tickets are at or past r see it.\n\t\t\tsched.Point()\n\t\t\tr := c.r.Load()",
+		Replace: "r := c.r.Load()\n\t\tsched.Point()\n\t\tif h == noHoles && c.holeFrom.CompareAndSwap(noHoles, holesSwitching) {",
+		What:    "holesOn: loads R0 before the switch begins, so a receive with ticket R0 may still expand implicitly (never settled)",
+	},
+	{
+		ID:      "holeson-no-switching",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "if h == noHoles && c.holeFrom.CompareAndSwap(noHoles, holesSwitching) {\n\t\t\t// Receivers that load holeFrom from here on wait for the store\n\t\t\t// below, so those whose tickets are at or past r see it.\n\t\t\tsched.Point()\n\t\t\tr := c.r.Load()\n\t\t\tc.b.Store(r + uint64(c.capacity)) // B was the capacity: nobody took a ticket from it\n\t\t\tc.settled.Store(r)                // after B: fullCheck loads settled, then B\n\t\t\tc.holeFrom.Store(r)\n\t\t\treturn\n\t\t}",
+		Replace: "if h == noHoles {\n\t\t\tr := c.r.Load()\n\t\t\tif !c.holeFrom.CompareAndSwap(noHoles, r) {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\tsched.Point()\n\t\t\tc.b.Store(r + uint64(c.capacity))\n\t\t\tc.settled.Store(r)\n\t\t\treturn\n\t\t}",
+		What:    "holesOn: publishes R0 in holeFrom with no switching step, before B and settled are set",
+	},
+	// The next two are expected to survive. fullcheck-noholes-early is
+	// equivalent: a load of holeFrom = noHoles after the load of R comes
+	// before every Close's holesOn, so before that Close reads the room and
+	// sets its bit, and the verdict stands at the load of R. In
+	// fullcheck-holefrom-before-r the switch, a hole and a receive's ticket
+	// must all fall between two adjacent loads, where no replay can stop
+	// fullCheck and no schedule point widens the window.
+	{
+		ID:      "fullcheck-noholes-early",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "\tif c.roomEnd.Load() != openMark {\n\t\treturn roomClosing\n\t}\n\tif c.capacity == 0 || r <= settled {\n\t\treturn roomNo\n\t}\n\tif c.holeFrom.Load() == noHoles {",
+		Replace: "\tif c.capacity > 0 && c.holeFrom.Load() == noHoles {\n\t\treturn roomNo\n\t}\n\tif c.roomEnd.Load() != openMark {\n\t\treturn roomClosing\n\t}\n\tif c.capacity == 0 || r <= settled {\n\t\treturn roomNo\n\t}\n\tif false {",
+		What:    "fullCheck: the noHoles full verdict is taken before the roomEnd and settled checks (argued equivalent)",
+	},
+	{
+		ID:      "fullcheck-holefrom-before-r",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "\tr := c.r.Load()\n\tif s < r+uint64(c.capacity) {\n\t\treturn roomYes\n\t}\n\tif c.roomEnd.Load() != openMark {\n\t\treturn roomClosing\n\t}\n\tif c.capacity == 0 || r <= settled {\n\t\treturn roomNo\n\t}\n\tif c.holeFrom.Load() == noHoles {",
+		Replace: "\th := c.holeFrom.Load()\n\tr := c.r.Load()\n\tif s < r+uint64(c.capacity) {\n\t\treturn roomYes\n\t}\n\tif c.roomEnd.Load() != openMark {\n\t\treturn roomClosing\n\t}\n\tif c.capacity == 0 || r <= settled {\n\t\treturn roomNo\n\t}\n\tif h == noHoles {",
+		What:    "fullCheck: loads holeFrom before R, so a switch, a hole and a receive between the loads give a full verdict with room",
+	},
+	{
+		ID:      "implicit-no-own-fallback",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "if seg.id > id {\n\t\tseg = own\n\t}\n",
+		Replace: "",
+		What:    "expandImplicit: walks from a bufSeg root past its target, takes the target for removed, and claims no parked sender",
+	},
+	{
+		ID:      "expandfor-always-explicit",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "if r < c.implicitBelow() {",
+		Replace: "if false && r < c.implicitBelow() {",
+		What:    "expandFor: every receive ticket takes a ticket from B, also before the switch (B and settled drift from the holesOn reset)",
+	},
+	{
+		ID:      "expandfor-always-implicit",
+		Rule:    ruleImplicit,
+		File:    "bounded.go",
+		Find:    "if r < c.implicitBelow() {",
+		Replace: "if true || r < c.implicitBelow() {",
+		What:    "expandFor: every receive ticket expands implicitly, also after the switch (holes are not paid against B)",
+	},
+	{
+		ID:      "batch-implicit-off",
+		Rule:    ruleImplicit,
+		File:    "batch.go",
+		Find:    "if c.capacity > 0 && t < implicit {",
+		Replace: "if c.capacity > 0 && t < implicit && false {",
+		What:    "recvBatch: a receive batch's tickets take tickets from B before the switch",
 	},
 
 	// ===== Performance only =====
