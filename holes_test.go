@@ -240,7 +240,7 @@ func implicitTraffic(t *testing.T, k int) {
 		_, err := c.SendMany([]int{v})
 		manyDone <- err
 	}(next)
-	q, next = append(q, next), next+1
+	q = append(q, next)
 	awaitParked(c, park)
 	if n, err := c.TryRecvMany(dst[:k]); err != nil || !slices.Equal(dst[:n], q[:k]) {
 		t.Errorf("cap %d: TryRecvMany = %v, %v; want %v", k, dst[:n], err, q[:k])
