@@ -1005,11 +1005,10 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T]) {
 // starts from own, which is not.
 func (c *Chan[T]) expandImplicit(b uint64, own *segment[T]) {
 	seg := c.bufSeg.Load()
-	id := b >> segShift
-	if b >= c.s.Load()&counterMask && (seg.id >= id || seg.next.Load() == nil) {
-		return // as in expand: the sender of b will find b < R + capacity
+	if c.nothingToExpand(seg, b) {
+		return
 	}
-	if seg.id > id {
+	if seg.id > b>>segShift {
 		seg = own
 	}
 	if _, done := c.expandAt(seg, b); !done {
@@ -1030,12 +1029,8 @@ func (c *Chan[T]) expand() {
 		seg := c.bufSeg.Load()
 		b := c.b.Add(1) - 1
 		sched.Point()
-		done := false
-		if b >= c.s.Load()&counterMask && (seg.id >= b>>segShift || seg.next.Load() == nil) {
-			// expandAt's first case where the bufSeg root has nowhere to
-			// move (it is at the tail, or at b's segment): the common one.
-			done = true
-		} else {
+		done := c.nothingToExpand(seg, b)
+		if !done {
 			_, done = c.expandAt(seg, b)
 		}
 		if done {
@@ -1043,6 +1038,14 @@ func (c *Chan[T]) expand() {
 			return
 		}
 	}
+}
+
+// nothingToExpand is expandAt's first case where it has nothing to do, the
+// common one, small enough to inline: the sender of cell b has no ticket yet
+// (it will find b in the buffer), and the bufSeg root seg has nowhere to
+// move (it is at b's segment or past it, or at the tail).
+func (c *Chan[T]) nothingToExpand(seg *segment[T], b uint64) bool {
+	return b >= c.s.Load()&counterMask && (seg.id >= b>>segShift || seg.next.Load() == nil)
 }
 
 // expandN runs the k expansions of k receive tickets, taking k expansion

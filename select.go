@@ -227,7 +227,6 @@ type selCall struct {
 	wake  chan struct{}
 	cases []Case // of the current call
 	order []int
-	ready []int // the cases the last poll showed ready, in the order of order
 	snap  []uint64
 	snap2 []uint64
 	rng   uint64 // the state of randn, seeded at each call
@@ -361,19 +360,19 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 	}
 	for !block {
 		sc.snap = sc.snap[:0]
-		sc.ready = sc.ready[:0]
+		someReady := false
 		for _, j := range sc.order {
 			var ready bool
-			if sc.snap, ready = cases[j].k.snapshot(sc.snap); ready {
-				sc.ready = append(sc.ready, j)
-			}
+			sc.snap, ready = cases[j].k.snapshot(sc.snap)
+			someReady = someReady || ready
 		}
-		for _, j := range sc.ready {
-			if cases[j].k.try() {
-				return j, nil
+		if someReady {
+			for _, j := range sc.order {
+				if cases[j].k.try() {
+					return j, nil
+				}
 			}
-		}
-		if len(sc.ready) == 0 {
+		} else {
 			sc.snap2 = sc.snap2[:0]
 			for _, j := range sc.order {
 				sc.snap2, _ = cases[j].k.snapshot(sc.snap2)
