@@ -18,17 +18,6 @@ import (
 // that must park. Each doc comment names the claim and the breakage of the
 // code that the test was seen to catch.
 
-// findCell returns the cell of index idx, or nil while its segment is not
-// linked yet.
-func (c *Chan[T]) findCell(idx uint64) *cell[T] {
-	for seg := c.oldestRoot(); seg != nil && seg.id <= idx>>segShift; seg = seg.next.Load() {
-		if seg.id == idx>>segShift {
-			return &seg.cells[idx&segMask]
-		}
-	}
-	return nil
-}
-
 // awaitParked waits, yielding, until cell idx holds a registration (a
 // goroutine the test started has parked there), and returns it.
 func awaitParked[T any](c *Chan[T], idx uint64) *waiter {
@@ -101,6 +90,22 @@ func wantRecv(t *testing.T, c *Chan[int], want int) {
 	t.Helper()
 	if v, err := c.TryRecv(); err != nil || v != want {
 		t.Errorf("cap %d: TryRecv = %v, %v; want %d", c.capacity, v, err, want)
+	}
+}
+
+// wantOneSlot checks that the empty channel c of capacity 1 takes exactly
+// one value (2) and gives it back, and that the invariants hold then.
+func wantOneSlot(t *testing.T, c *Chan[int]) {
+	t.Helper()
+	if err := c.TrySend(2); err != nil {
+		t.Errorf("TrySend into an empty channel = %v", err)
+	}
+	if err := c.TrySend(3); err != ErrFull {
+		t.Errorf("TrySend into a full buffer = %v, want ErrFull", err)
+	}
+	wantRecv(t, c, 2)
+	if err := CheckInvariants(c); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -391,16 +396,7 @@ func TestHolePaidByItsReceiverAfterSwitch(t *testing.T) {
 	if err := CheckInvariants(c); err != nil {
 		t.Error(err)
 	}
-	if err := c.TrySend(2); err != nil {
-		t.Errorf("TrySend into an empty channel = %v", err)
-	}
-	if err := c.TrySend(3); err != ErrFull {
-		t.Errorf("TrySend into a full buffer = %v, want ErrFull", err)
-	}
-	wantRecv(t, c, 2)
-	if err := CheckInvariants(c); err != nil {
-		t.Error(err)
-	}
+	wantOneSlot(t, c)
 }
 
 // TestHolesCtxSenderOutsideWindow replays a Send parked on a full buffer
@@ -437,16 +433,7 @@ func TestHolesCtxSenderOutsideWindow(t *testing.T) {
 	if ok {
 		counters(t, c, "after the receive", 0, 3, 1)
 	}
-	if err := c.TrySend(2); err != nil {
-		t.Errorf("TrySend into an empty channel = %v", err)
-	}
-	if err := c.TrySend(3); err != ErrFull {
-		t.Errorf("TrySend into a full buffer = %v, want ErrFull", err)
-	}
-	wantRecv(t, c, 2)
-	if err := CheckInvariants(c); err != nil {
-		t.Error(err)
-	}
+	wantOneSlot(t, c)
 }
 
 // TestHolesCtxSenderInsideWindow replays a Send parked on a full buffer
@@ -590,16 +577,7 @@ func TestHolesSelectSendSwitches(t *testing.T) {
 	if ok {
 		counters(t, c, "after the receive", 0, 3, 1)
 	}
-	if err := c.TrySend(2); err != nil {
-		t.Errorf("TrySend into an empty channel = %v", err)
-	}
-	if err := c.TrySend(3); err != ErrFull {
-		t.Errorf("TrySend into a full buffer = %v, want ErrFull", err)
-	}
-	wantRecv(t, c, 2)
-	if err := CheckInvariants(c); err != nil {
-		t.Error(err)
-	}
+	wantOneSlot(t, c)
 }
 
 // TestImplicitExpansionBehindBufSeg replays two implicit expansions that

@@ -128,12 +128,21 @@ func (c *Chan[T]) cellStates() func(func(uint64, *waiter) bool) {
 
 // cellAt returns the cell of index idx, which must be reachable.
 func (c *Chan[T]) cellAt(idx uint64) *cell[T] {
-	for seg := c.oldestRoot(); seg != nil; seg = seg.next.Load() {
+	if cl := c.findCell(idx); cl != nil {
+		return cl
+	}
+	panic(fmt.Sprintf("cell %d not reachable", idx))
+}
+
+// findCell returns the cell of index idx, or nil while its segment is not
+// linked yet.
+func (c *Chan[T]) findCell(idx uint64) *cell[T] {
+	for seg := c.oldestRoot(); seg != nil && seg.id <= idx>>segShift; seg = seg.next.Load() {
 		if seg.id == idx>>segShift {
 			return &seg.cells[idx&segMask]
 		}
 	}
-	panic(fmt.Sprintf("cell %d not reachable", idx))
+	return nil
 }
 
 func (c *Chan[T]) oldestRoot() *segment[T] {
