@@ -368,7 +368,7 @@ var mutants = []Mutant{
 		ID:      "implicit-no-own-fallback",
 		Rule:    ruleImplicit,
 		File:    "bounded.go",
-		Find:    "if seg.id > id {\n\t\tseg = own\n\t}\n",
+		Find:    "if seg.id > b>>segShift {\n\t\tseg = own\n\t}\n",
 		Replace: "",
 		What:    "expandImplicit: walks from a bufSeg root past its target, takes the target for removed, and claims no parked sender",
 	},
