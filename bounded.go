@@ -20,7 +20,10 @@ import (
 // cell r + capacity with no ticket. settled counts the receive tickets whose
 // expansion is done (or that owe none), from the same point; closeAt is S's count at Close (openMark while
 // open); roomEnd is openMark while no Close has begun, closingMark while one
-// is under way, then the room Close read (see "Close and the room").
+// is under way, then the room Close read (see "Close and the room");
+// roomSeen (buffered channels) is a buffer end some send saw, a lower bound
+// on the end from then on, which sends below it use instead of loading B and
+// R (roomFor).
 //
 // ===== Invariants =====
 //
@@ -29,6 +32,7 @@ import (
 // file) verifies the quiescent ones after every Porcupine history, fuzz step
 // and stress run.
 //
+//	roomSeen                    ≤ max(B, R + capacity), and 0 unless capacity > 0
 //	S's closed bit clear        ⟹ closeAt = openMark, and roomEnd ∈ {openMark, closingMark}
 //	S's closed bit set          ⟹ closeAt ≤ S, once stored; roomEnd is a bound read before the
 //	                              bit was set, once stored (readers wait: closedAt, closedRoom)
@@ -160,7 +164,8 @@ import (
 // Each rule the transitions obey is stated and implemented once:
 //
 //   - Room (roomFor, fullCheck, full): a send has room below B, below R, or
-//     below R + capacity; a full verdict waits for owed expansions.
+//     below R + capacity, or below roomSeen, an end of one of these that a
+//     send saw before; a full verdict waits for owed expansions.
 //   - One expansion per receive ticket (recvOp, expandFor): every receive
 //     ticket that is not closed runs exactly one expansion, or settles
 //     without one where its cell was a hole an expansion had already made
@@ -276,11 +281,31 @@ func spinLoads[T any](cl *cell[T], st *waiter, n int) bool {
 // [R, s) are fewer than the capacity, so they cannot hold a full buffer.
 // The loads go S (by the caller), then B, then R, so that a false answer held
 // at the instant of the load of B.
+//
+// A buffered channel first asks roomSeen, an end that a send found here
+// before: the end only grows, so a ticket below it has room, as loads of B
+// and R here would show, and a send that stays below it reads no line that
+// receives write. A send that finds room past it raises it; two sends
+// raising it at once may lower it again, to an end that one of them found,
+// which is still a lower bound.
 func (c *Chan[T]) roomFor(s uint64) bool {
-	if c.capacity > 0 && s < c.b.Load() {
+	if c.capacity <= 0 {
+		return s < c.r.Load()+uint64(c.capacity)
+	}
+	seen := c.roomSeen.Load()
+	if s < seen {
 		return true
 	}
-	return s < c.r.Load()+uint64(c.capacity)
+	end := c.b.Load()
+	if s >= end {
+		if end = max(end, c.r.Load()+uint64(c.capacity)); s >= end {
+			return false
+		}
+	}
+	if end > seen {
+		c.roomSeen.Store(end)
+	}
+	return true
 }
 
 // full reports whether the send with ticket s finds no room (roomNo), and
@@ -472,8 +497,10 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
-			if st == stInBuffer || p.room || (c.roomFor(s) && (p.m != modeTry || c.capacity > 0)) {
-				// (A Try send on a rendezvous channel hands off only to a
+			if st == stInBuffer || p.room || s < c.roomSeen.Load() || (c.roomFor(s) && (p.m != modeTry || c.capacity > 0)) {
+				// (roomSeen is roomFor's first test, here where it
+				// inlines; it stays 0 but for buffered channels. A Try send
+				// on a rendezvous channel hands off only to a
 				// registered receiver, below: one still on its way may be a
 				// TryRecv, and two non-blocking calls must not meet.)
 				if !c.mayDeliver(s) {
@@ -1041,11 +1068,20 @@ func (c *Chan[T]) expand() {
 }
 
 // nothingToExpand is expandAt's first case where it has nothing to do, the
-// common one, small enough to inline: the sender of cell b has no ticket yet
-// (it will find b in the buffer), and the bufSeg root seg has nowhere to
+// common one, small enough to inline: the sender of cell b has not reached
+// its room check (it has no ticket yet, or b's segment is not linked yet),
+// so it will find b in the buffer, and the bufSeg root seg has nowhere to
 // move (it is at b's segment or past it, or at the tail).
 func (c *Chan[T]) nothingToExpand(seg *segment[T], b uint64) bool {
-	return b >= c.s.Load()&counterMask && (seg.id >= b>>segShift || seg.next.Load() == nil)
+	if seg.next.Load() == nil {
+		// seg is the tail: the root has nowhere to move. If b's segment is
+		// not linked yet, its sender has not reached its room check,
+		// which comes after the walk that links the segment and loads B
+		// and R after this expansion's ticket: it finds b in the buffer.
+		// Then S, a line that every send writes, need not be read.
+		return seg.id < b>>segShift || b >= c.s.Load()&counterMask
+	}
+	return b >= c.s.Load()&counterMask && seg.id >= b>>segShift
 }
 
 // expandN runs the k expansions of k receive tickets, taking k expansion

@@ -41,7 +41,13 @@ type Chan[T any] struct {
 	_ pad
 	// s counts the send tickets handed out; bit 63 is set by Close.
 	s atomic.Uint64
-	_ pad
+	// roomSeen (buffered channels) is a buffer end that a send has seen:
+	// max(B, R + capacity) at its loads, a lower bound on the end ever
+	// after, since B and R only grow. A send whose ticket is below it has
+	// room without loading B or R, the lines that receives write; it shares
+	// S's line, which only sends write. See roomFor.
+	roomSeen atomic.Uint64
+	_        [cacheLine - 16]byte
 	// r counts the receive tickets handed out.
 	r atomic.Uint64
 	_ pad

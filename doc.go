@@ -48,7 +48,12 @@
 // room, a send whose context fires, a select's send case, Close), the channel
 // keeps the end of its buffer in a third counter B, moved by receivers,
 // because cancelled senders leave holes that "R + capacity" would count as
-// room. A party that must wait parks on a waiter registered in its cell; its
+// room. Sends remember the largest buffer end one of them has seen, and
+// receivers check that the segment of the cell they make part of the buffer
+// is linked before they look for its sender, so that while the channel
+// neither fills nor empties, a send reads no memory that receives write and
+// a receive none that sends write, apart from the cells they meet in.
+// A party that must wait parks on a waiter registered in its cell; its
 // partner claims the waiter with one compare-and-swap on the cell and wakes
 // it. Select registers in each case's cell and commits through one state
 // word per call, after Koval, Alistarh and Elizarov, "Scalable FIFO Channels

@@ -74,6 +74,10 @@ func CheckInvariants[T any](c *Chan[T]) error {
 	if c.capacity > 0 && holeFrom != noHoles && settled > r {
 		fail("settled %d past R %d", settled, r)
 	}
+	// roomSeen is a buffer end some send saw: never past the end now.
+	if seen := c.roomSeen.Load(); c.capacity <= 0 && seen != 0 || seen > max(b, r+uint64(c.capacity)) {
+		fail("roomSeen %d past the buffer end max(B, R + capacity) = %d", seen, max(b, r+uint64(c.capacity)))
+	}
 
 	// Cells.
 	end := s

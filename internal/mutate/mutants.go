@@ -41,16 +41,16 @@ var mutants = []Mutant{
 		ID:      "room-b-le",
 		Rule:    ruleRoom,
 		File:    "bounded.go",
-		Find:    "if c.capacity > 0 && s < c.b.Load() {",
-		Replace: "if c.capacity > 0 && s <= c.b.Load() {",
+		Find:    "end := c.b.Load()\n\tif s >= end {",
+		Replace: "end := c.b.Load()\n\tif s > end {",
 		What:    "roomFor: the first cell past the buffer end B counts as room (s <= B)",
 	},
 	{
 		ID:      "room-window-off",
 		Rule:    ruleRoom,
 		File:    "bounded.go",
-		Find:    "return s < c.r.Load()+uint64(c.capacity)",
-		Replace: "return s < c.r.Load()",
+		Find:    "if end = max(end, c.r.Load()+uint64(c.capacity)); s >= end {",
+		Replace: "if end = max(end, c.r.Load()); s >= end {",
 		What:    "roomFor: drops the R + capacity lower bound, so room while B lags an owed expansion is missed",
 	},
 	{
@@ -395,6 +395,40 @@ var mutants = []Mutant{
 		Find:    "if c.capacity > 0 && t < implicit {",
 		Replace: "if c.capacity > 0 && t < implicit && false {",
 		What:    "recvBatch: a receive batch's tickets take tickets from B before the switch",
+	},
+
+	// ===== Reads that sends and receives skip =====
+	{
+		ID:      "roomseen-past-end",
+		Rule:    ruleRoom,
+		File:    "bounded.go",
+		Find:    "if end > seen {\n\t\tc.roomSeen.Store(end)",
+		Replace: "if end > seen {\n\t\tc.roomSeen.Store(end + 1)",
+		What:    "roomFor: raises roomSeen one past the end it found room below, so one send past the buffer end buffers",
+	},
+	{
+		ID:      "roomseen-inline-le",
+		Rule:    ruleRoom,
+		File:    "bounded.go",
+		Find:    "p.room || s < c.roomSeen.Load() ||",
+		Replace: "p.room || s <= c.roomSeen.Load() ||",
+		What:    "sendCell: the ticket at roomSeen (the end a send saw) counts as room",
+	},
+	{
+		ID:      "tail-any-nothing",
+		Rule:    ruleExpansion,
+		File:    "bounded.go",
+		Find:    "return seg.id < b>>segShift || b >= c.s.Load()&counterMask",
+		Replace: "return true",
+		What:    "nothingToExpand: an expansion whose bufSeg root is the tail does nothing, also where b's segment is linked and its sender parked there",
+	},
+	{
+		ID:      "tail-id-le",
+		Rule:    ruleExpansion,
+		File:    "bounded.go",
+		Find:    "return seg.id < b>>segShift || b >= c.s.Load()&counterMask",
+		Replace: "return seg.id <= b>>segShift || b >= c.s.Load()&counterMask",
+		What:    "nothingToExpand: takes b's segment for unlinked when it is the tail itself",
 	},
 
 	// ===== Performance only =====
