@@ -837,16 +837,18 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 	}
 	// Yield once before blocking: a partner this goroutine has just made
 	// runnable sits in this P's run queue; running now, it finds the
-	// registration and leaves the wake token, and the receive below does
-	// not park.
+	// registration and claims it, and the owner does not block at all.
 	runtime.Gosched()
+	if !own.blocking() {
+		return c.result(own) // claimed already
+	}
 	if done == nil {
 		<-own.wake // a plain receive parks far more cheaply than a select
-		return c.result(own)
+		return c.woken(own)
 	}
 	select {
 	case <-own.wake:
-		return c.result(own)
+		return c.woken(own)
 	case <-done:
 		// The ticketed-sender and in-window rules: a receiver whose sender
 		// has its ticket, and a sender that counts as buffered, do not
@@ -860,14 +862,22 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 		}
 		if own.op == opRecv && c.senderTicketed(idx, c.closeAt.Load()) || own.op == opSend && c.asBuffered(idx, own) {
 			<-own.wake
-			return c.result(own)
+			return c.woken(own)
 		}
 		if c.giveUp(seg, i, own, own.op) {
+			own.awake() // withdrawn: no claimer will wake it
 			return outCancelled
 		}
 		<-own.wake // claimed as the context fired: the operation happened
-		return c.result(own)
+		return c.woken(own)
 	}
+}
+
+// woken is the outcome of own, whose owner blocked and took its claimer's
+// wake token.
+func (c *Chan[T]) woken(own *waiter) outcome {
+	own.awake()
+	return c.result(own)
 }
 
 func (c *Chan[T]) result(w *waiter) outcome {

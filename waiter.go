@@ -25,9 +25,17 @@ import (
 //     select was cancelled) to cancelled, and the claimer treats the cell as
 //     cancelled.
 //
-// The winner writes res and then sends one token on wake. The owner consumes
-// that token before it reuses the waiter, also when it lost a cancellation
-// race, so the buffer of wake is empty whenever a waiter is registered.
+// The winner writes res and then wakes the owner. A select's owner blocks on
+// its wake channel, and the winner sends it one token. A plain owner first
+// tells its winner whether it will block, through sleep: the winner swaps
+// sleepAwake → sleepWoken and sends no token, or finds sleepBlocking and
+// sends one; the owner moves sleepAwake → sleepBlocking with one
+// CompareAndSwap before it blocks, and takes the result at once if that
+// failed. So a claim that comes before the owner blocks (a partner run by the
+// owner's yield, or on another core while the owner yields) costs no channel
+// operation. The owner consumes each token before it reuses the waiter, also
+// when it lost a cancellation race, so the buffer of wake is empty whenever a
+// waiter is registered, and puts sleep back to sleepAwake.
 //
 // Reuse. A waiter's op and sel never change. A registration stays in its cell until it is claimed or cancelled,
 // and a waiter is registered in at most one cell per case at a time, so a
@@ -48,7 +56,17 @@ type waiter struct {
 	// (takeWaiter), so that two goroutines sharing the Handle never park on
 	// it at once.
 	busy atomic.Bool
+	// sleep (plain waiters): sleepAwake, sleepWoken or sleepBlocking; see
+	// Claiming.
+	sleep atomic.Uint32
 }
+
+// States of waiter.sleep.
+const (
+	sleepAwake    = 0 // the owner has not blocked; no claimer has woken it
+	sleepWoken    = 1 // a claimer wrote res before the owner blocked: no token
+	sleepBlocking = 2 // the owner blocks on wake: the claimer sends a token
+)
 
 const (
 	opSend = 1
@@ -142,5 +160,24 @@ func selClaim(s *selState, to int32) bool {
 // wakeUp hands the outcome to the owner of a claimed registration.
 func (w *waiter) wakeUp(res uint8) {
 	w.res = res
-	w.wake <- struct{}{}
+	sched.Point() // the owner may commit to block here, or take res
+	if w.isSel || w.sleep.Swap(sleepWoken) == sleepBlocking {
+		w.wake <- struct{}{}
+	}
 }
+
+// blocking is a plain owner's step before it blocks on wake: it reports
+// false, leaving sleep awake again, if a claimer has woken it already (res
+// is then written), and true once a claimer is bound to send a token.
+func (w *waiter) blocking() bool {
+	sched.Point() // a claimer may wake the owner here, with or without a token
+	if w.sleep.CompareAndSwap(sleepAwake, sleepBlocking) {
+		return true
+	}
+	w.awake()
+	return false
+}
+
+// awake puts sleep back for the waiter's next registration, once its owner
+// has its outcome (and the token, if one was sent) or withdrew.
+func (w *waiter) awake() { w.sleep.Store(sleepAwake) }

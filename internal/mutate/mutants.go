@@ -431,6 +431,40 @@ var mutants = []Mutant{
 		What:    "nothingToExpand: takes b's segment for unlinked when it is the tail itself",
 	},
 
+	// ===== Waking a plain owner =====
+	{
+		ID:      "withdrawn-stays-blocking",
+		Rule:    ruleClaim,
+		File:    "bounded.go",
+		Find:    "\t\t\town.awake() // withdrawn: no claimer will wake it\n",
+		Replace: "",
+		What:    "await: a waiter withdrawn on its context keeps sleep at blocking, so its next owner takes a claim for done before it came",
+	},
+	{
+		ID:      "wake-no-token",
+		Rule:    ruleClaim,
+		File:    "waiter.go",
+		Find:    "w.sleep.Swap(sleepWoken) == sleepBlocking",
+		Replace: "w.sleep.Swap(sleepWoken) == sleepBlocking+1",
+		What:    "wakeUp: sends no token to a plain owner that has blocked",
+	},
+	{
+		ID:      "blocking-ignores-woken",
+		Rule:    ruleClaim,
+		File:    "waiter.go",
+		Find:    "if w.sleep.CompareAndSwap(sleepAwake, sleepBlocking) {",
+		Replace: "if w.sleep.Swap(sleepBlocking) != 99 {",
+		What:    "blocking: a plain owner blocks on wake although its claimer woke it without a token",
+	},
+	{
+		ID:      "wake-token-always",
+		Rule:    rulePerf,
+		File:    "waiter.go",
+		Find:    "if w.isSel || w.sleep.Swap(sleepWoken) == sleepBlocking {",
+		Replace: "if true {",
+		What:    "wakeUp: always sends a token and leaves sleep alone, so the owner always blocks on wake (expected harmless: performance only)",
+	},
+
 	// ===== Performance only =====
 	{
 		ID:      "no-spin-before-park",

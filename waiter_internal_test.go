@@ -1,0 +1,90 @@
+package chans
+
+import (
+	"testing"
+)
+
+// TestWakeBeforeBlocking replays a claim that comes before the owner of a
+// plain registration blocks: the claimer leaves no token, and the owner,
+// told so by blocking, takes the result at once and leaves the waiter ready
+// for its next registration.
+func TestWakeBeforeBlocking(t *testing.T) {
+	w := newWaiter(opRecv)
+	w.wakeUp(resRestart) // the claimer, while the owner still yields
+	if n := len(w.wake); n != 0 {
+		t.Fatalf("a claim before the owner blocked sent %d tokens, want none", n)
+	}
+	if w.blocking() {
+		t.Fatal("the owner would block on a wake channel no claimer will send on")
+	}
+	if w.res != resRestart {
+		t.Fatalf("res = %d, want the claimer's %d", w.res, resRestart)
+	}
+	if s := w.sleep.Load(); s != sleepAwake {
+		t.Fatalf("after the owner took its result sleep = %d, want awake (%d)", s, sleepAwake)
+	}
+}
+
+// TestWakeAfterBlocking replays a claim that comes after the owner has
+// committed to block: the claimer must send the one token the owner waits
+// for.
+func TestWakeAfterBlocking(t *testing.T) {
+	w := newWaiter(opSend)
+	if !w.blocking() {
+		t.Fatal("an owner with no claim yet did not commit to block")
+	}
+	w.wakeUp(resOK)
+	if n := len(w.wake); n != 1 {
+		t.Fatalf("a claim after the owner blocked sent %d tokens, want 1", n)
+	}
+	<-w.wake
+	w.awake()
+	if s := w.sleep.Load(); s != sleepAwake {
+		t.Fatalf("sleep = %d after the owner woke, want awake (%d)", s, sleepAwake)
+	}
+	// A select's registrations share a wake channel their owner always
+	// blocks on: they always get a token.
+	sel := &waiter{op: opRecv, isSel: true, wake: make(chan struct{}, 1)}
+	sel.wakeUp(resOK)
+	if len(sel.wake) != 1 {
+		t.Fatal("a select's registration was claimed without a token")
+	}
+}
+
+// TestWakeRace races an owner's commitment to block against its claimer,
+// round after round on one waiter, as a Handle's waiter is reused: in every
+// round the owner gets the claimer's result exactly once, by a token or
+// without one, and no token is ever left behind for the next round (it
+// would wake that round's owner with a stale result). A lost token hangs
+// the test.
+func TestWakeRace(t *testing.T) {
+	rounds := 20000
+	if testing.Short() {
+		rounds = 2000
+	}
+	w := newWaiter(opRecv)
+	claim := make(chan uint8)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for res := range claim {
+			w.wakeUp(res)
+		}
+	}()
+	for i := range rounds {
+		res := uint8(resOK + i%3)
+		claim <- res // the claimer runs now or later, against blocking below
+		if w.blocking() {
+			<-w.wake
+			w.awake()
+		}
+		if w.res != res {
+			t.Fatalf("round %d: res = %d, want %d", i, w.res, res)
+		}
+		if len(w.wake) != 0 {
+			t.Fatalf("round %d: a token was left for the next registration", i)
+		}
+	}
+	close(claim)
+	<-done
+}
