@@ -178,7 +178,12 @@ func (c *Chan[T]) SendContext(ctx context.Context, v T) error {
 // the channel is closed (even if it is also full), and nil once v is
 // delivered. It never fails spuriously: ErrFull means that the channel was
 // full at one instant during the call.
-func (c *Chan[T]) TrySend(v T) error { return c.trySend(v) }
+func (c *Chan[T]) TrySend(v T) error {
+	if c.plainlyFull() {
+		return ErrFull
+	}
+	return c.trySend(v)
+}
 
 // Recv receives the next value. It blocks while the channel is empty and open;
 // ok is false once the channel is closed and every value sent before Close has
@@ -205,7 +210,13 @@ func (c *Chan[T]) RecvContext(ctx context.Context) (T, error) {
 // closed and drained. It never fails spuriously: ErrEmpty means that the
 // channel was empty at one instant during the call. When the channel is
 // plainly empty it writes no shared memory, so polling it is cheap.
-func (c *Chan[T]) TryRecv() (T, error) { return c.tryRecv() }
+func (c *Chan[T]) TryRecv() (T, error) {
+	if c.plainlyEmpty() {
+		var zero T
+		return zero, ErrEmpty
+	}
+	return c.tryRecv()
+}
 
 // All returns an iterator that receives values until the channel is closed and
 // drained. Breaking out of the loop takes no value beyond those yielded.
@@ -263,7 +274,7 @@ func (h *Handle[T]) SendContext(ctx context.Context, v T) error {
 }
 
 // TrySend is Chan.TrySend through h.
-func (h *Handle[T]) TrySend(v T) error { return h.c.trySend(v) }
+func (h *Handle[T]) TrySend(v T) error { return h.c.TrySend(v) }
 
 // Recv is Chan.Recv through h.
 func (h *Handle[T]) Recv() (v T, ok bool) {
@@ -277,7 +288,7 @@ func (h *Handle[T]) RecvContext(ctx context.Context) (T, error) {
 }
 
 // TryRecv is Chan.TryRecv through h.
-func (h *Handle[T]) TryRecv() (T, error) { return h.c.tryRecv() }
+func (h *Handle[T]) TryRecv() (T, error) { return h.c.TryRecv() }
 
 // All is Chan.All through h.
 func (h *Handle[T]) All() iter.Seq[T] { return all(h.Recv) }

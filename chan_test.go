@@ -716,6 +716,16 @@ func TestUnboundedNeverFull(t *testing.T) {
 					t.Fatalf("TryRecv = %d, want %d", got, i)
 				}
 			}
+			// Again with receives behind it: R + capacity must not wrap
+			// round into a full verdict.
+			for i := 0; i < 3; i++ {
+				noErr(t, o.TrySend(i), fmt.Sprintf("TrySend after %d receives", n+i))
+				noErr(t, o.TrySend(i), fmt.Sprintf("TrySend after %d receives, one buffered", n+i))
+				for range 2 {
+					_, err := o.TryRecv()
+					noErr(t, err, "TryRecv")
+				}
+			}
 		})
 	}
 }

@@ -300,3 +300,30 @@ func (c *Chan[T]) mustBeMade() {
 		panic("chans: use of a zero Chan; make channels with chans.New")
 	}
 }
+
+// plainlyFull is the common case of a failing TrySend, small enough to
+// inline at the caller: an open rendezvous or buffered channel that has
+// never had a hole (holeFrom), with no room at the load of R. Its loads go
+// S, R, then roomEnd and holeFrom, as fullCheck's do: with no hole by the
+// load of holeFrom, none existed at the load of R (holesOn comes before
+// any), so B was still the capacity and the buffer ended at R + capacity
+// there, which S had reached; and with no Close begun by the load of
+// roomEnd, every send this verdict counts is below the room any Close will
+// read. So the channel was full at the load of R. Anything else (a closed
+// channel, room, holes, a Close under way, a zero Chan, whose roomEnd is
+// 0) goes to trySend.
+func (c *Chan[T]) plainlyFull() bool {
+	s := c.s.Load()
+	return c.capacity >= 0 && s >= c.r.Load()+uint64(c.capacity) &&
+		c.roomEnd.Load() == openMark && c.holeFrom.Load() == noHoles
+}
+
+// plainlyEmpty is the common case of a failing TryRecv, small enough to
+// inline at the caller: R ≥ S at the load of S, which also says that the
+// channel was open there (Close's bit makes S larger than any R), so every
+// value sent had its receiver at that instant. A zero Chan (no segment)
+// goes to tryRecv, which panics.
+func (c *Chan[T]) plainlyEmpty() bool {
+	r := c.r.Load()
+	return r >= c.s.Load() && c.sendSeg.Load() != nil
+}

@@ -431,6 +431,40 @@ var mutants = []Mutant{
 		What:    "nothingToExpand: takes b's segment for unlinked when it is the tail itself",
 	},
 
+	// ===== The inline fast paths of TrySend and TryRecv =====
+	{
+		ID:      "plainlyfull-ignores-close",
+		Rule:    ruleClose,
+		File:    "ops.go",
+		Find:    "\t\tc.roomEnd.Load() == openMark && c.holeFrom.Load() == noHoles",
+		Replace: "\t\tc.holeFrom.Load() == noHoles",
+		What:    "plainlyFull: a full verdict given while a Close is under way, or after it, stands",
+	},
+	{
+		ID:      "plainlyfull-ignores-holes",
+		Rule:    ruleRoom,
+		File:    "ops.go",
+		Find:    "\t\tc.roomEnd.Load() == openMark && c.holeFrom.Load() == noHoles",
+		Replace: "\t\tc.roomEnd.Load() == openMark",
+		What:    "plainlyFull: takes R + capacity for the buffer end after the first hole, when B is the end and may lie past it",
+	},
+	{
+		ID:      "plainlyfull-unbounded",
+		Rule:    ruleRoom,
+		File:    "ops.go",
+		Find:    "return c.capacity >= 0 && s >= c.r.Load()",
+		Replace: "return s >= c.r.Load()",
+		What:    "plainlyFull: an unbounded channel can be full (R + capacity wraps below R)",
+	},
+	{
+		ID:      "plainlyempty-zero-chan",
+		Rule:    ruleLinz,
+		File:    "ops.go",
+		Find:    "return r >= c.s.Load() && c.sendSeg.Load() != nil",
+		Replace: "return r >= c.s.Load()",
+		What:    "plainlyEmpty: a zero Chan looks empty instead of panicking",
+	},
+
 	// ===== Waking a plain owner =====
 	{
 		ID:      "withdrawn-stays-blocking",
