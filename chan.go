@@ -136,8 +136,10 @@ func (c *Chan[T]) Handle() *Handle[T] {
 // waiter of its own to park on. Its methods behave exactly as the Chan
 // methods of the same name; the only difference is that a blocking send or
 // receive through a Handle parks on a waiter the Handle keeps, rather than
-// one taken from and returned to a shared pool. Whether that saves time
-// depends on the machine and the workload: measure before relying on it.
+// one taken from and returned to a shared pool. That is the only difference,
+// in speed too: on the machines measured (2 cores), a Handle was as fast as
+// the Chan's methods on every row, parking ones included, and no faster, so
+// code that has no other reason to hold one should use the Chan's methods.
 //
 // A Handle is safe for use by several goroutines at once: an operation that
 // finds the Handle's waiter in use by another goroutine takes one from the
