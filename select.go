@@ -91,6 +91,7 @@ type selCase interface {
 	setDeferred(bool)
 	publish(sc *selCall) // name sc in the channel's selfPending
 	unpublish(sc *selCall)
+	reg() *caseReg // nil for OnDone and OnTimeout cases
 }
 
 // OnRecv returns a case that receives from c and passes the value to f (ok
@@ -139,9 +140,9 @@ func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
 // index. Among cases ready at once, each is chosen with equal probability.
 // With no non-nil case it blocks forever, like an empty select statement.
 func Select(cases ...Case) int {
-	sc := selCalls.Get().(*selCall)
+	sc, lead := selCallFor(cases)
 	j, _ := sc.run(context.Background(), cases, true)
-	selCalls.Put(sc)
+	doneWith(sc, lead)
 	return j
 }
 
@@ -152,9 +153,9 @@ func SelectContext(ctx context.Context, cases ...Case) (int, error) {
 	if ctx == nil {
 		panic("chans: nil Context")
 	}
-	sc := selCalls.Get().(*selCall)
+	sc, lead := selCallFor(cases)
 	j, err := sc.run(ctx, cases, true)
-	selCalls.Put(sc)
+	doneWith(sc, lead)
 	return j, err
 }
 
@@ -162,9 +163,9 @@ func SelectContext(ctx context.Context, cases ...Case) (int, error) {
 // true); it returns (-1, false) without blocking if there was an instant at
 // which no case was ready.
 func TrySelect(cases ...Case) (int, bool) {
-	sc := selCalls.Get().(*selCall)
+	sc, lead := selCallFor(cases)
 	j, _ := sc.run(context.Background(), cases, false)
-	selCalls.Put(sc)
+	doneWith(sc, lead)
 	return j, j >= 0
 }
 
@@ -241,6 +242,43 @@ var selCalls = sync.Pool{New: func() any {
 	sc.init()
 	return sc
 }}
+
+// selCallFor returns the state for a package-level select over cases, and
+// the registration of its lead case, its first channel case: the state that
+// case keeps if it has led a call before, else one from the pool. A loop
+// that selects over the same list again and again then uses one state, as
+// a Selector does, without the pool's cost. A Case is in one call at a time,
+// so the state it keeps is never used by two calls at once.
+func selCallFor(cases []Case) (*selCall, *caseReg) {
+	for i := range cases {
+		if k := cases[i].k; k != nil {
+			if r := k.reg(); r != nil {
+				if sc := r.kept; sc != nil {
+					r.kept = nil
+					return sc, r
+				}
+				return selCalls.Get().(*selCall), r
+			}
+		}
+	}
+	return selCalls.Get().(*selCall), nil
+}
+
+// doneWith gives back the state of a call that selCallFor returned: the lead
+// case keeps it if this was its second call or later (a case used once, as
+// in a select over cases built for it, never takes a state out of the pool
+// for good), else it goes back to the pool.
+func doneWith(sc *selCall, lead *caseReg) {
+	switch {
+	case lead == nil:
+	case lead.used:
+		lead.kept = sc
+		return
+	default:
+		lead.used = true
+	}
+	selCalls.Put(sc)
+}
 
 func (sc *selCall) init() {
 	sc.wake = make(chan struct{}, 1)
@@ -603,12 +641,17 @@ type caseReg struct {
 	w       *waiter // this case's registration
 	def     bool    // deferred: waits, unregistered, for a kick
 	pending *atomic.Pointer[selCall]
+	// kept is a call state this case keeps for the next package-level select
+	// it leads (selCallFor); used says it has led one before.
+	kept *selCall
+	used bool
 }
 
 func newCaseReg(op uint8, pending *atomic.Pointer[selCall]) caseReg {
 	return caseReg{w: &waiter{op: op, isSel: true}, pending: pending}
 }
 
+func (r *caseReg) reg() *caseReg         { return r }
 func (r *caseReg) waiter() *waiter       { return r.w }
 func (r *caseReg) deferred() bool        { return r.def }
 func (r *caseReg) setDeferred(d bool)    { r.def = d }

@@ -126,3 +126,72 @@ func TestSelectRecvWaitsForTicketedSender(t *testing.T) {
 		t.Fatalf("TryRecv = %d, %v; want 2", v, err)
 	}
 }
+
+// TestSelectKeepsStateInLeadCase checks where a package-level select takes
+// its call state from: a case list used once gives its state back to the
+// pool (cases built for one call must not take states out of it for good),
+// and a list used again keeps one state in its lead case, its first channel
+// case, which every later call over the list uses. A select that a
+// callback runs over the same list, while the outer call holds the kept
+// state, gets a state of its own.
+func TestSelectKeepsStateInLeadCase(t *testing.T) {
+	c := New[int](Unbounded)
+	got := 0
+	cases := []Case{
+		OnDone(nil, nil), // a signal case is never the lead
+		OnRecv(c, func(v int, _ bool) { got += v }),
+		OnRecv(New[int](0), nil),
+	}
+	lead := cases[1].k.reg()
+	send := func(v int) {
+		if err := c.Send(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	send(1)
+	if Select(cases...) != 1 || lead.kept != nil || !lead.used {
+		t.Fatalf("after one call: kept %p, used %v; want the state back in the pool and the case marked used", lead.kept, lead.used)
+	}
+	send(2)
+	Select(cases...)
+	kept := lead.kept
+	if kept == nil {
+		t.Fatal("after a second call the lead case keeps no state")
+	}
+	send(3)
+	if sc, r := selCallFor(cases); sc != kept || r != lead || lead.kept != nil {
+		t.Fatalf("selCallFor = %p, %p; want the kept state %p, taken out of lead %p", sc, r, kept, lead)
+	} else {
+		doneWith(sc, r)
+	}
+	Select(cases...) // takes 3
+
+	// A callback that selects over the same list again.
+	inner := true // no nested call until the lead case keeps a state
+	cases[1] = OnRecv(c, func(v int, _ bool) {
+		got += v
+		if !inner {
+			inner = true
+			send(4)
+			Select(cases...)
+		}
+	})
+	lead = cases[1].k.reg()
+	for range 2 { // make the new lead case keep a state
+		send(0)
+		Select(cases...)
+	}
+	inner = false
+	send(5)
+	Select(cases...)
+	if got != 1+2+3+4+5 {
+		t.Fatalf("received %d in all, want 15", got)
+	}
+	if lead.kept == nil {
+		t.Fatal("after nested calls the lead case keeps no state")
+	}
+	if n := c.Len(); n != 0 {
+		t.Fatalf("%d values left", n)
+	}
+}

@@ -91,6 +91,7 @@ func (*signalCase) register(*selCall, int) bool { return false }
 // skips the case.
 func (*signalCase) registered() bool   { return true }
 func (*signalCase) waiter() *waiter    { return nil }
+func (*signalCase) reg() *caseReg      { return nil }
 func (*signalCase) refresh()           {}
 func (*signalCase) closedNow() bool    { return false }
 func (*signalCase) withdraw() bool     { return false }
