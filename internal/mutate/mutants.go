@@ -465,6 +465,24 @@ var mutants = []Mutant{
 		What:    "plainlyEmpty: a zero Chan looks empty instead of panicking",
 	},
 
+	// ===== A select's call state kept by its lead case =====
+	{
+		ID:      "select-state-kept-at-once",
+		Rule:    rulePerf,
+		File:    "select.go",
+		Find:    "\tdefault:\n\t\tlead.used = true\n\t}",
+		Replace: "\tdefault:\n\t\tlead.used = true\n\t\tlead.kept = sc\n\t\treturn\n\t}",
+		What:    "doneWith: a case list used once keeps its state, so selects over cases built per call drain the pool and allocate a state each",
+	},
+	{
+		ID:      "select-state-never-kept",
+		Rule:    rulePerf,
+		File:    "select.go",
+		Find:    "\tcase lead.used:\n\t\tlead.kept = sc\n\t\treturn\n",
+		Replace: "\tcase lead.used:\n",
+		What:    "doneWith: a reused case list never keeps a state (every call goes through the pool)",
+	},
+
 	// ===== Waking a plain owner =====
 	{
 		ID:      "withdrawn-stays-blocking",
