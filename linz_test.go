@@ -102,31 +102,69 @@ func linzConfig(seed uint64) linz.Config {
 	}
 }
 
-// linzSelect runs a select over sending v on c and receiving from c.
+// linzSelect runs a select over sending v on c and receiving from c. Calls
+// with an even v build their cases afresh; calls with an odd v reuse a case
+// list from a pool, one call at a time, so that a list leads many calls and
+// keeps its call state (Select's reused-list path), and send with
+// OnSendPtr.
 func linzSelect(c *chans.Chan[int]) linz.SelectFunc[int] {
+	lists := sync.Pool{New: func() any { return newLinzCases(c) }}
 	return func(ctx context.Context, v int, block bool) (which, got int, ok bool, err error) {
-		var sendErr error
-		cases := []chans.Case{
-			chans.OnSend(c, v, func(err error) { sendErr = err }),
-			chans.OnRecv(c, func(x int, y bool) { got, ok = x, y }),
+		var l *linzCases
+		if v%2 == 0 {
+			l = newLinzCasesFor(c, v)
+		} else {
+			l = lists.Get().(*linzCases)
+			defer lists.Put(l)
+			*l = linzCases{v: v, cases: l.cases}
 		}
 		j := -1
 		switch {
 		case !block:
-			j, _ = chans.TrySelect(cases...)
+			j, _ = chans.TrySelect(l.cases...)
 		case ctx != nil:
-			j, err = chans.SelectContext(ctx, cases...)
+			j, err = chans.SelectContext(ctx, l.cases...)
 		default:
-			j = chans.Select(cases...)
+			j = chans.Select(l.cases...)
 		}
 		switch j {
 		case 0:
-			return linz.CaseSend, 0, false, sendErr
+			return linz.CaseSend, 0, false, l.sendErr
 		case 1:
-			return linz.CaseRecv, got, ok, nil
+			return linz.CaseRecv, l.got, l.ok, nil
 		}
 		return linz.CaseNone, 0, false, err
 	}
+}
+
+// linzCases is a select's case list over one channel and what its
+// callbacks report.
+type linzCases struct {
+	v       int // sent by the OnSendPtr case
+	sendErr error
+	got     int
+	ok      bool
+	cases   []chans.Case
+}
+
+// newLinzCases returns a list whose send case sends whatever l.v holds.
+func newLinzCases(c *chans.Chan[int]) *linzCases {
+	l := &linzCases{}
+	l.cases = []chans.Case{
+		chans.OnSendPtr(c, &l.v, func(err error) { l.sendErr = err }),
+		chans.OnRecv(c, func(x int, y bool) { l.got, l.ok = x, y }),
+	}
+	return l
+}
+
+// newLinzCasesFor returns a list built for one call, sending v with OnSend.
+func newLinzCasesFor(c *chans.Chan[int], v int) *linzCases {
+	l := &linzCases{v: v}
+	l.cases = []chans.Case{
+		chans.OnSend(c, v, func(err error) { l.sendErr = err }),
+		chans.OnRecv(c, func(x int, y bool) { l.got, l.ok = x, y }),
+	}
+	return l
 }
 
 // linzOps gives even clients the channel itself and odd ones a Handle.
