@@ -139,6 +139,8 @@ func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
 // Select blocks until one case commits, runs its callback and returns its
 // index. Among cases ready at once, each is chosen with equal probability.
 // With no non-nil case it blocks forever, like an empty select statement.
+// Called again and again over the same case list, it costs what a
+// Selector's Select costs: the list keeps the call's state between calls.
 func Select(cases ...Case) int {
 	sc, lead := selCallFor(cases)
 	j, _ := sc.run(context.Background(), cases, true)
