@@ -57,7 +57,8 @@
 // partner claims the waiter with one compare-and-swap on the cell and wakes
 // it, without a channel operation when the claim comes before the waiting
 // goroutine has blocked (as it usually does when the partner runs on
-// another core, or during the yield the waiter makes before it blocks). Select registers in each case's cell and commits through one state
+// another core, or during the yield the waiter makes before it blocks).
+// Select registers in each case's cell and commits through one state
 // word per call, after Koval, Alistarh and Elizarov, "Scalable FIFO Channels
 // for Programming via CSP" (Euro-Par 2019), and Dmitry Vyukov, "Go channels
 // on steroids". bounded.go has the table of cell histories; select.go the

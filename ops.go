@@ -302,7 +302,8 @@ func (c *Chan[T]) mustBeMade() {
 }
 
 // plainlyFull is the common case of a failing TrySend, small enough to
-// inline at the caller: an open rendezvous or buffered channel that has
+// inline into it, so that it answers with no further call: an open
+// rendezvous or buffered channel that has
 // never had a hole (holeFrom), with no room at the load of R. Its loads go
 // S, R, then roomEnd and holeFrom, as fullCheck's do: with no hole by the
 // load of holeFrom, none existed at the load of R (holesOn comes before
@@ -319,7 +320,7 @@ func (c *Chan[T]) plainlyFull() bool {
 }
 
 // plainlyEmpty is the common case of a failing TryRecv, small enough to
-// inline at the caller: R ≥ S at the load of S, which also says that the
+// inline into it: R ≥ S at the load of S, which also says that the
 // channel was open there (Close's bit makes S larger than any R), so every
 // value sent had its receiver at that instant. A zero Chan (no segment)
 // goes to tryRecv, which panics.
