@@ -1,6 +1,8 @@
 package chans
 
 import (
+	"context"
+	"runtime"
 	"testing"
 )
 
@@ -87,4 +89,46 @@ func TestWakeRace(t *testing.T) {
 	}
 	close(claim)
 	<-done
+}
+
+// TestWithdrawnWaiterIsReset parks a receive and a send through a Handle,
+// each until its owner has committed to block, then cancels its context: the
+// owner withdraws, and the Handle's waiter must be left as a fresh one is
+// (sleep awake, no token, free), or its next registration would be woken by
+// a claim meant for this one or block with no token coming.
+func TestWithdrawnWaiterIsReset(t *testing.T) {
+	for _, op := range []string{"recv", "send"} {
+		t.Run(op, func(t *testing.T) {
+			c := New[int](0)
+			h := c.Handle()
+			w := h.wr
+			if op == "send" {
+				w = h.ws
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() {
+				var err error
+				if op == "send" {
+					err = h.SendContext(ctx, 1)
+				} else {
+					_, err = h.RecvContext(ctx)
+				}
+				done <- err
+			}()
+			for w.sleep.Load() != sleepBlocking {
+				runtime.Gosched() // until the owner has registered and committed to block
+			}
+			cancel()
+			if err := <-done; err != context.Canceled {
+				t.Fatalf("%s: %v, want context.Canceled", op, err)
+			}
+			if s := w.sleep.Load(); s != sleepAwake {
+				t.Fatalf("%s withdrawn: sleep = %d, want awake (%d)", op, s, sleepAwake)
+			}
+			if len(w.wake) != 0 || w.busy.Load() {
+				t.Fatalf("%s withdrawn: %d tokens left, busy %v", op, len(w.wake), w.busy.Load())
+			}
+		})
+	}
 }
