@@ -108,11 +108,11 @@ func linzConfig(seed uint64) linz.Config {
 // keeps its call state (Select's reused-list path), and send with
 // OnSendPtr.
 func linzSelect(c *chans.Chan[int]) linz.SelectFunc[int] {
-	lists := sync.Pool{New: func() any { return newLinzCases(c) }}
+	lists := sync.Pool{New: func() any { return newLinzCases(c, 0, true) }}
 	return func(ctx context.Context, v int, block bool) (which, got int, ok bool, err error) {
 		var l *linzCases
 		if v%2 == 0 {
-			l = newLinzCasesFor(c, v)
+			l = newLinzCases(c, v, false)
 		} else {
 			l = lists.Get().(*linzCases)
 			defer lists.Put(l)
@@ -147,23 +147,16 @@ type linzCases struct {
 	cases   []chans.Case
 }
 
-// newLinzCases returns a list whose send case sends whatever l.v holds.
-func newLinzCases(c *chans.Chan[int]) *linzCases {
-	l := &linzCases{}
-	l.cases = []chans.Case{
-		chans.OnSendPtr(c, &l.v, func(err error) { l.sendErr = err }),
-		chans.OnRecv(c, func(x int, y bool) { l.got, l.ok = x, y }),
-	}
-	return l
-}
-
-// newLinzCasesFor returns a list built for one call, sending v with OnSend.
-func newLinzCasesFor(c *chans.Chan[int], v int) *linzCases {
+// newLinzCases returns a case list over c. Its send case sends v with
+// OnSend, for a list built for one call; or, with reused set, whatever l.v
+// holds when a call starts (OnSendPtr), for a list that serves many calls.
+func newLinzCases(c *chans.Chan[int], v int, reused bool) *linzCases {
 	l := &linzCases{v: v}
-	l.cases = []chans.Case{
-		chans.OnSend(c, v, func(err error) { l.sendErr = err }),
-		chans.OnRecv(c, func(x int, y bool) { l.got, l.ok = x, y }),
+	send := chans.OnSend(c, v, func(err error) { l.sendErr = err })
+	if reused {
+		send = chans.OnSendPtr(c, &l.v, func(err error) { l.sendErr = err })
 	}
+	l.cases = []chans.Case{send, chans.OnRecv(c, func(x int, y bool) { l.got, l.ok = x, y })}
 	return l
 }
 
