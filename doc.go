@@ -65,7 +65,7 @@
 // select protocol.
 //
 // Operations do not allocate in steady state apart from segments, one per
-// 32 messages (about 18 bytes a message for a Chan[int]), reclaimed by the
+// 64 messages (about 18 bytes a message for a Chan[int]), reclaimed by the
 // garbage collector, and waiters, which come from a pool or, through a
 // Handle, are kept by the Handle.
 package chans

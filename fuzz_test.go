@@ -36,8 +36,9 @@ func FuzzSequential(f *testing.F) {
 }
 
 // seqKinds are the capacities FuzzSequential runs: rendezvous, small
-// buffers, the segment size (32 in normal builds) ± 1, and unbounded.
-var seqKinds = []int{0, 1, 2, 3, 31, 32, 33, 64, chans.Unbounded}
+// buffers, the segment size (64 in normal builds) ± 1, half of it, and
+// unbounded.
+var seqKinds = []int{0, 1, 2, 3, 63, 64, 65, 32, chans.Unbounded}
 
 // seqOp names the operations of one input byte (b & 0x7f % len).
 var seqOp = []string{

@@ -35,9 +35,10 @@ var linzSelects = os.Getenv("CHANS_LINZ_NOSELECT") == ""
 
 var linzErrs = linz.Errors{Closed: chans.ErrClosed, Full: chans.ErrFull, Empty: chans.ErrEmpty}
 
-// linzKinds are the capacities checked: rendezvous, small buffers, segment
-// size ± 1 (32 cells in normal builds), large buffers and unbounded.
-var linzKinds = []int{0, 1, 2, 3, 31, 33, 64, 1024, chans.Unbounded}
+// linzKinds are the capacities checked: rendezvous, small buffers, the
+// segment size (64 cells in normal builds) and one less and one more, a
+// large buffer and unbounded.
+var linzKinds = []int{0, 1, 2, 3, 63, 64, 65, 1024, chans.Unbounded}
 
 func linzKindName(k int) string {
 	if k == chans.Unbounded {
