@@ -10,9 +10,9 @@ package chans
 // were all cancelled small. Measured on 2 cores against 32 cells (ten
 // interleaved runs of the performance bar): 64 cells made the buffered and
 // unbounded rows 2% to 7% faster at GOMAXPROCS 1 (the pair 5%), with no row
-// slower, and batches 18% faster at 2 in a shorter run; 128 cells made 2+2 goroutines on a 64-slot channel 15%
-// slower at GOMAXPROCS 2. A segment of int cells is 1 KiB plus its header.
-// Tests build with the tag chans_smallseg to set it to 1, so that segment
-// boundaries, growth, the spare list and segment removal are crossed
-// constantly.
+// slower, and batches 18% faster at GOMAXPROCS 2 in a shorter run; 128
+// cells made 2+2 goroutines on a 64-slot channel 15% slower at GOMAXPROCS 2.
+// A segment of int cells is 1 KiB plus its header. Tests build with the tag
+// chans_smallseg to set it to 1, so that segment boundaries, growth, the
+// spare list and segment removal are crossed constantly.
 const segShift = 6
