@@ -143,8 +143,7 @@ func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
 // Selector's Select costs: the list keeps the call's state between calls.
 func Select(cases ...Case) int {
 	sc, lead := selCallFor(cases)
-	j, _ := sc.run(context.Background(), cases, true)
-	doneWith(sc, lead)
+	j, _ := sc.run(context.Background(), cases, true, lead, true)
 	return j
 }
 
@@ -156,9 +155,7 @@ func SelectContext(ctx context.Context, cases ...Case) (int, error) {
 		panic("chans: nil Context")
 	}
 	sc, lead := selCallFor(cases)
-	j, err := sc.run(ctx, cases, true)
-	doneWith(sc, lead)
-	return j, err
+	return sc.run(ctx, cases, true, lead, true)
 }
 
 // TrySelect commits a ready case, runs its callback and returns (index,
@@ -166,8 +163,7 @@ func SelectContext(ctx context.Context, cases ...Case) (int, error) {
 // which no case was ready.
 func TrySelect(cases ...Case) (int, bool) {
 	sc, lead := selCallFor(cases)
-	j, _ := sc.run(context.Background(), cases, false)
-	doneWith(sc, lead)
+	j, _ := sc.run(context.Background(), cases, false, lead, true)
 	return j, j >= 0
 }
 
@@ -205,7 +201,7 @@ func (s *Selector) Enable(j int) { s.cases[j] = s.all[j] }
 
 // Select is the package's Select over s's cases.
 func (s *Selector) Select() int {
-	j, _ := s.sc.run(context.Background(), s.cases, true)
+	j, _ := s.sc.run(context.Background(), s.cases, true, nil, false)
 	return j
 }
 
@@ -214,12 +210,12 @@ func (s *Selector) SelectContext(ctx context.Context) (int, error) {
 	if ctx == nil {
 		panic("chans: nil Context")
 	}
-	return s.sc.run(ctx, s.cases, true)
+	return s.sc.run(ctx, s.cases, true, nil, false)
 }
 
 // TrySelect is the package's TrySelect over s's cases.
 func (s *Selector) TrySelect() (int, bool) {
-	j, _ := s.sc.run(context.Background(), s.cases, false)
+	j, _ := s.sc.run(context.Background(), s.cases, false, nil, false)
 	return j, j >= 0
 }
 
@@ -356,12 +352,19 @@ func (sc *selCall) shuffle(cases []Case) {
 }
 
 // run is the select over cases; ctx is context.Background() for Select and
-// TrySelect (its Done channel is nil, and its Err is always nil). The
-// winner's callback runs once the call's state is cleared, so that it may
-// change the case list (Selector.Disable) or select again.
-func (sc *selCall) run(ctx context.Context, cases []Case, block bool) (int, error) {
+// TrySelect (its Done channel is nil, and its Err is always nil). For a
+// package-level select (pooled), sc came from selCallFor with the list's
+// lead case, and run gives it back (doneWith). The winner's callback runs
+// once the call's state is cleared and given back, and touches nothing of
+// it, so that the callback may change the case list (Selector.Disable),
+// select again, or hand the list to another goroutine that selects over it
+// while this call is still in the callback.
+func (sc *selCall) run(ctx context.Context, cases []Case, block bool, lead *caseReg, pooled bool) (int, error) {
 	j, err := sc.sel(ctx, cases, block)
 	sc.finish()
+	if pooled {
+		doneWith(sc, lead)
+	}
 	if j >= 0 {
 		cases[j].k.complete()
 	}

@@ -132,8 +132,8 @@ func TestSelectRecvWaitsForTicketedSender(t *testing.T) {
 // pool (cases built for one call must not take states out of it for good),
 // and a list used again keeps one state in its lead case, its first channel
 // case, which every later call over the list uses. A select that a
-// callback runs over the same list, while the outer call holds the kept
-// state, gets a state of its own.
+// callback runs over the same list finds the state the outer call has
+// given back before its callback, and gives it back in turn.
 func TestSelectKeepsStateInLeadCase(t *testing.T) {
 	c := New[int](Unbounded)
 	got := 0

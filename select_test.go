@@ -1495,3 +1495,45 @@ func TestTrySelectNeverFalselyFullOrEmpty(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectCallbackHandsListOff runs package-level selects over one case
+// list from three goroutines in turn, each handing the list to the next
+// from the winner's callback. A call must be done with the list's kept
+// state before the callback runs, since the next goroutine selects over the
+// list while the first is still inside its call. Run with -race: a write to
+// the kept state after the callback is a data race the detector reports.
+func TestSelectCallbackHandsListOff(t *testing.T) {
+	const workers, rounds = 3, 600
+	c := chans.New[int](chans.Unbounded)
+	turn := make([]chan struct{}, workers)
+	for i := range turn {
+		turn[i] = make(chan struct{}, 1)
+	}
+	n, sum := 0, 0
+	cases := []chans.Case{chans.OnRecv(c, func(v int, _ bool) {
+		n++
+		sum += v
+		turn[n%workers] <- struct{}{} // the next goroutine selects over the list
+	})}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				<-turn[w]
+				chans.Select(cases...)
+			}
+		}()
+	}
+	for i := range workers * rounds {
+		if err := c.Send(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn[0] <- struct{}{}
+	wg.Wait()
+	if want := workers * rounds * (workers*rounds - 1) / 2; n != workers*rounds || sum != want {
+		t.Fatalf("received %d values summing to %d, want %d summing to %d", n, sum, workers*rounds, want)
+	}
+}
