@@ -142,8 +142,7 @@ func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
 // Called again and again over the same case list, it costs what a
 // Selector's Select costs: the list keeps the call's state between calls.
 func Select(cases ...Case) int {
-	sc, lead := selCallFor(cases)
-	j, _ := sc.run(context.Background(), cases, true, lead, true)
+	j, _ := selectPooled(context.Background(), cases, true)
 	return j
 }
 
@@ -154,16 +153,14 @@ func SelectContext(ctx context.Context, cases ...Case) (int, error) {
 	if ctx == nil {
 		panic("chans: nil Context")
 	}
-	sc, lead := selCallFor(cases)
-	return sc.run(ctx, cases, true, lead, true)
+	return selectPooled(ctx, cases, true)
 }
 
 // TrySelect commits a ready case, runs its callback and returns (index,
 // true); it returns (-1, false) without blocking if there was an instant at
 // which no case was ready.
 func TrySelect(cases ...Case) (int, bool) {
-	sc, lead := selCallFor(cases)
-	j, _ := sc.run(context.Background(), cases, false, lead, true)
+	j, _ := selectPooled(context.Background(), cases, false)
 	return j, j >= 0
 }
 
@@ -240,6 +237,13 @@ var selCalls = sync.Pool{New: func() any {
 	sc.init()
 	return sc
 }}
+
+// selectPooled is a package-level select: its call state comes from the
+// list's lead case or the pool (selCallFor), and run gives it back.
+func selectPooled(ctx context.Context, cases []Case, block bool) (int, error) {
+	sc, lead := selCallFor(cases)
+	return sc.run(ctx, cases, block, lead, true)
+}
 
 // selCallFor returns the state for a package-level select over cases, and
 // the registration of its lead case, its first channel case: the state that
