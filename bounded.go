@@ -996,6 +996,7 @@ func (c *Chan[T]) holesOn() {
 		if h < holesSwitching {
 			return // on already
 		}
+		c.plainCap.Store(0) // before holeFrom moves: plainlyFull stops at once
 		if h == noHoles && c.holeFrom.CompareAndSwap(noHoles, holesSwitching) {
 			// Receivers that load holeFrom from here on wait for the store
 			// below, so those whose tickets are at or past r see it.

@@ -47,7 +47,12 @@ type Chan[T any] struct {
 	// room without loading B or R, the lines that receives write; it shares
 	// S's line, which only sends write. See roomFor.
 	roomSeen atomic.Uint64
-	_        [cacheLine - 16]byte
+	// plainCap is capacity + 1 while the channel is bounded, open and has
+	// never had a hole, and 0 from just before the first Close or hole on
+	// (and always for an unbounded or zero Chan): what a failing TrySend
+	// needs besides S and R, in one load from S's line (plainlyFull).
+	plainCap atomic.Uint64
+	_        [cacheLine - 24]byte
 	// r counts the receive tickets handed out.
 	r atomic.Uint64
 	_ pad
@@ -104,8 +109,9 @@ func New[T any](capacity int) *Chan[T] {
 	}
 	c := &Chan[T]{capacity: capacity}
 	c.closeAt.Store(openMark)
-	c.roomEnd.Store(openMark) // lowered by Close
-	c.holeFrom.Store(noHoles) // lowered by the first send that may leave a hole
+	c.roomEnd.Store(openMark)              // lowered by Close
+	c.holeFrom.Store(noHoles)              // lowered by the first send that may leave a hole
+	c.plainCap.Store(uint64(capacity + 1)) // 0 if Unbounded; cleared before roomEnd or holeFrom moves
 	if capacity > 0 {
 		c.b.Store(uint64(capacity))
 	}

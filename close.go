@@ -38,6 +38,7 @@ const closingMark = openMark - 1
 // OR (fullCheck, Len), so every full verdict given stands before the
 // announcement, where the room it counted was at most the bound read here.
 func (c *Chan[T]) beginClose() uint64 {
+	c.plainCap.Store(0)                             // before roomEnd moves: plainlyFull stops at once
 	c.roomEnd.CompareAndSwap(openMark, closingMark) // open → closing: full verdicts wait for the OR
 	c.holesOn()                                     // Close fails the sends past the room it reads below
 	sched.Point()

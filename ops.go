@@ -303,20 +303,21 @@ func (c *Chan[T]) mustBeMade() {
 
 // plainlyFull is the common case of a failing TrySend, small enough to
 // inline into it, so that it answers with no further call: an open
-// rendezvous or buffered channel that has
-// never had a hole (holeFrom), with no room at the load of R. Its loads go
-// S, R, then roomEnd and holeFrom, as fullCheck's do: with no hole by the
-// load of holeFrom, none existed at the load of R (holesOn comes before
-// any), so B was still the capacity and the buffer ended at R + capacity
-// there, which S had reached; and with no Close begun by the load of
-// roomEnd, every send this verdict counts is below the room any Close will
-// read. So the channel was full at the load of R. Anything else (a closed
-// channel, room, holes, a Close under way, a zero Chan, whose roomEnd is
-// 0) goes to trySend.
+// rendezvous or buffered channel that has never had a hole, with no room at
+// the load of R. Its loads go S, R, then plainCap, which stands for roomEnd
+// and holeFrom loaded there (it is cleared before either moves, and neither
+// moves back): with no hole by that load, none existed at the load of R
+// (holesOn comes before any), so B was still the capacity and the buffer
+// ended at R + capacity there, which S had reached; and with no Close
+// begun by that load, every send this verdict counts is below the room any
+// Close will read. So the channel was full at the load of R. Anything else
+// (a closed channel, room, holes, a Close under way, an unbounded channel,
+// a zero Chan: plainCap 0) goes to trySend.
 func (c *Chan[T]) plainlyFull() bool {
 	s := c.s.Load()
-	return c.capacity >= 0 && s >= c.r.Load()+uint64(c.capacity) &&
-		c.roomEnd.Load() == openMark && c.holeFrom.Load() == noHoles
+	r := c.r.Load()
+	pc := c.plainCap.Load() // capacity + 1, or 0
+	return pc != 0 && s+1 >= r+pc
 }
 
 // plainlyEmpty is the common case of a failing TryRecv, small enough to
