@@ -349,9 +349,10 @@ func (sc *selCall) shuffle(cases []Case) {
 			sc.sigs = append(sc.sigs, j)
 		}
 		sc.order = append(sc.order, j)
-		n := len(sc.order)
-		k := sc.randn(n)
-		sc.order[n-1], sc.order[k] = sc.order[k], sc.order[n-1]
+		if n := len(sc.order); n > 1 {
+			k := sc.randn(n)
+			sc.order[n-1], sc.order[k] = sc.order[k], sc.order[n-1]
+		}
 	}
 }
 
@@ -378,7 +379,6 @@ func (sc *selCall) run(ctx context.Context, cases []Case, block bool, lead *case
 // sel runs the passes of one call and returns the case it committed, or -1
 // and the context's error.
 func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, error) {
-	done := ctx.Done()
 	if ctx.Err() != nil {
 		block = false
 	}
@@ -391,7 +391,7 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 		if !block {
 			return -1, ctx.Err()
 		}
-		<-done // nil without a context: blocks forever, as select {} does
+		<-ctx.Done() // nil without a context: blocks forever, as select {} does
 		return -1, ctx.Err()
 	}
 
@@ -431,6 +431,7 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 	}
 
 	// Pass 2: register.
+	done := ctx.Done() // not before: most selects end in pass 1
 	sc.st.state.Store(selReg)
 	win := sc.register(cases, done)
 	if win == -2 {
@@ -674,6 +675,9 @@ func (rc *recvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 }
 
 func (rc *recvCase[T]) try() bool {
+	if rc.c.plainlyEmpty() {
+		return false // as tryRecv would, without the call
+	}
 	v, err := rc.c.tryRecv()
 	if err == ErrEmpty {
 		return false
@@ -777,6 +781,9 @@ func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 }
 
 func (sc *sendCase[T]) try() bool {
+	if sc.c.plainlyFull() {
+		return false // as trySend would, without the call
+	}
 	err := sc.c.trySend(*sc.p)
 	if err == ErrFull {
 		return false
