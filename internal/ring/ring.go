@@ -297,13 +297,7 @@ func (c *Chan[T]) Close() error {
 	sched.Point() // closed; parked senders not failed yet
 	// Parked senders: none of their values was claimed (a hand-off under
 	// way finds the bit and fails its sender the same way).
-	q := &c.sendq
-	q.mu.Lock()
-	ws := q.ws
-	q.ws = nil
-	q.n.Add(-int64(len(ws)))
-	q.mu.Unlock()
-	for _, w := range ws {
+	for _, w := range takeAll(&c.sendq.mu, &c.sendq.ws, &c.sendq.n) {
 		w.ch <- resClosed
 	}
 	c.recvq.wakeAll() // they look again and find the channel closed, once drained
@@ -479,14 +473,19 @@ func (q *recvQueue) wakeOne() {
 }
 
 func (q *recvQueue) wakeAll() {
-	q.mu.Lock()
-	ws := q.ws
-	q.ws = nil
-	q.n.Add(-int64(len(ws)))
-	q.mu.Unlock()
-	for _, w := range ws {
+	for _, w := range takeAll(&q.mu, &q.ws, &q.n) {
 		w.ch <- struct{}{}
 	}
+}
+
+// takeAll empties a queue under its lock and returns what it held.
+func takeAll[W any](mu *sync.Mutex, ws *[]W, n *atomic.Int64) []W {
+	mu.Lock()
+	all := *ws
+	*ws = nil
+	n.Add(-int64(len(all)))
+	mu.Unlock()
+	return all
 }
 
 // recv is Recv, giving up when done is closed (never, if done is nil).
