@@ -97,6 +97,7 @@ type Chan[T any] struct {
 
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
+	yield    bool // a parking operation yields before it blocks (GOMAXPROCS ≤ 2 at New); see await
 	spares   spareList[T]
 }
 
@@ -125,7 +126,8 @@ func New[T any](capacity int) *Chan[T] {
 	if capacity > 0 {
 		c.bufSeg.Store(s) // only buffered channels expand a buffer
 	}
-	c.spin = runtime.GOMAXPROCS(0) > 1
+	procs := runtime.GOMAXPROCS(0)
+	c.spin, c.yield = procs > 1, procs <= 2
 	return c
 }
 

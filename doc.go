@@ -57,7 +57,9 @@
 // partner claims the waiter with one compare-and-swap on the cell and wakes
 // it, without a channel operation when the claim comes before the waiting
 // goroutine has blocked (as it usually does when the partner runs on
-// another core, or during the yield the waiter makes before it blocks).
+// another core, or, with GOMAXPROCS 2 or less, during the yield the waiter
+// makes before it blocks; with more Ps that yield would hand the waiter to
+// an idle P and move it between cores).
 // Select registers in each case's cell and commits through one state
 // word per call, after Koval, Alistarh and Elizarov, "Scalable FIFO Channels
 // for Programming via CSP" (Euro-Par 2019), and Dmitry Vyukov, "Go channels
