@@ -18,8 +18,11 @@
 //
 //	a) go test -count=1 -short -timeout 180s .
 //	b) go test -count=1 -short -timeout 300s -tags chans_smallseg,chans_perturb .
+//	c) b again with GOMAXPROCS=4: past 2 Ps a waiting operation blocks
+//	   without yielding first (Chan.yield), which a and b never do on a
+//	   2-core machine
 //
-// A mutant is killed by the first command that fails, and survives if both
+// A mutant is killed by the first command that fails, and survives if all
 // pass. The unmutated tree runs first in the same way (the baseline); if it
 // fails, nothing else runs. The result is a markdown table on stdout, and in
 // FILE with -o. The working tree itself is never modified.
@@ -49,12 +52,14 @@ import (
 type step struct {
 	name    string        // short, for the table
 	args    []string      // after "nice -n 10 go"
+	env     []string      // added to the tool's environment
 	timeout time.Duration // the tool's own limit, past go test's -timeout
 }
 
 var steps = []step{
-	{"short", []string{"test", "-count=1", "-short", "-timeout", "180s", "."}, 180*time.Second + 3*time.Minute},
-	{"smallseg+perturb", []string{"test", "-count=1", "-short", "-timeout", "300s", "-tags", "chans_smallseg,chans_perturb", "."}, 300*time.Second + 3*time.Minute},
+	{"short", []string{"test", "-count=1", "-short", "-timeout", "180s", "."}, nil, 180*time.Second + 3*time.Minute},
+	{"smallseg+perturb", []string{"test", "-count=1", "-short", "-timeout", "300s", "-tags", "chans_smallseg,chans_perturb", "."}, nil, 300*time.Second + 3*time.Minute},
+	{"smallseg+perturb, GOMAXPROCS=4", []string{"test", "-count=1", "-short", "-timeout", "300s", "-tags", "chans_smallseg,chans_perturb", "."}, []string{"GOMAXPROCS=4"}, 300*time.Second + 3*time.Minute},
 }
 
 // result is what running the steps on one tree gave.
@@ -478,6 +483,9 @@ func runStep(parent context.Context, dir string, s step) (output []byte, timedOu
 	args := append([]string{"-n", "10", "go"}, s.args...)
 	cmd := exec.CommandContext(ctx, "nice", args...)
 	cmd.Dir = dir
+	if len(s.env) > 0 {
+		cmd.Env = append(os.Environ(), s.env...)
+	}
 	var buf bytes.Buffer
 	cmd.Stdout = &buf
 	cmd.Stderr = &buf

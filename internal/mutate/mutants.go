@@ -509,6 +509,14 @@ var mutants = []Mutant{
 		What:    "blocking: a plain owner blocks on wake although its claimer woke it without a token",
 	},
 	{
+		ID:      "noyield-no-wait",
+		Rule:    ruleClaim,
+		File:    "bounded.go",
+		Find:    "\tif c.yield {\n\t\truntime.Gosched()\n\t}\n",
+		Replace: "\tif c.yield {\n\t\truntime.Gosched()\n\t} else {\n\t\treturn c.result(own)\n\t}\n",
+		What:    "await: with GOMAXPROCS above 2 (no yield), the owner returns as if claimed without waiting",
+	},
+	{
 		ID:      "wake-token-always",
 		Rule:    rulePerf,
 		File:    "waiter.go",
