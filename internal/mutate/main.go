@@ -56,10 +56,12 @@ type step struct {
 	timeout time.Duration // the tool's own limit, past go test's -timeout
 }
 
+var perturbed = []string{"test", "-count=1", "-short", "-timeout", "300s", "-tags", "chans_smallseg,chans_perturb", "."}
+
 var steps = []step{
 	{"short", []string{"test", "-count=1", "-short", "-timeout", "180s", "."}, nil, 180*time.Second + 3*time.Minute},
-	{"smallseg+perturb", []string{"test", "-count=1", "-short", "-timeout", "300s", "-tags", "chans_smallseg,chans_perturb", "."}, nil, 300*time.Second + 3*time.Minute},
-	{"smallseg+perturb, GOMAXPROCS=4", []string{"test", "-count=1", "-short", "-timeout", "300s", "-tags", "chans_smallseg,chans_perturb", "."}, []string{"GOMAXPROCS=4"}, 300*time.Second + 3*time.Minute},
+	{"smallseg+perturb", perturbed, nil, 300*time.Second + 3*time.Minute},
+	{"smallseg+perturb, GOMAXPROCS=4", perturbed, []string{"GOMAXPROCS=4"}, 300*time.Second + 3*time.Minute},
 }
 
 // result is what running the steps on one tree gave.
