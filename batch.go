@@ -209,7 +209,7 @@ func (c *Chan[T]) claimSends(want uint64) (uint64, uint64) {
 // nil|inBuffer → cancelledSend, or a parked receiver is told to take a new
 // ticket (wR → cancelledRecv).
 func (c *Chan[T]) failSend(seg *segment[T], i int, t uint64) {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
 		sched.Point()
@@ -288,7 +288,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		// expansions owed so far run: while they are owed, full verdicts
 		// wait too.
 		i := int(t & segMask)
-		if st := seg.cells[i].state.Load(); expansions > 0 && (st == nil || st == stInBuffer) {
+		if st := seg.cell(i).state.Load(); expansions > 0 && (st == nil || st == stInBuffer) {
 			c.expandN(expansions)
 			expansions = 0
 		}

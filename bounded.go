@@ -489,7 +489,7 @@ func (c *Chan[T]) awaitSender(cl *cell[T], st *waiter, r uint64) {
 // the party registered (outRegistered), or tells the ticket loop to take a
 // new ticket (outRestart).
 func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) outcome {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	cl.elem = v
 	spun := false
 	for {
@@ -581,7 +581,7 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 // after making good the hole this cell was, outRestart where an expansion
 // made it good already. The ticket loop runs the receive's expansion.
 func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, outcome) {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	spun := false
 	var zero T
 	for {
@@ -682,7 +682,7 @@ func (c *Chan[T]) giveUp(seg *segment[T], i int, st *waiter, op uint8) bool {
 	if op == opSend {
 		next = stCancelledSend
 	}
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	if !cl.state.CompareAndSwap(st, next) {
 		return false
 	}
@@ -726,7 +726,7 @@ func drop[T any](cl *cell[T]) {
 // after it has finished with the cell (a receiver reads elem after waking).
 // Parked senders are claimed with Chan.claimSender instead, except by Close.
 func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
-	c := &s.cells[i]
+	c := s.cell(i)
 	if !w.isSel {
 		return c.state.CompareAndSwap(w, next) // w → next: the operation completes here
 	}
@@ -748,10 +748,10 @@ func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 // resuming → cancelled.
 func kill[T any](s *segment[T], i int, w *waiter) {
 	if w.op == opSend {
-		s.cells[i].state.Store(stCancelledSend)
+		s.cell(i).state.Store(stCancelledSend)
 		s.cancelled(true)
 	} else {
-		s.cells[i].state.Store(stCancelledRecv)
+		s.cell(i).state.Store(stCancelledRecv)
 		s.cancelled(false)
 	}
 }
@@ -762,7 +762,7 @@ func kill[T any](s *segment[T], i int, w *waiter) {
 // A select so told registers that case again: if it was parked, it is woken
 // in selDirty to do so.
 func failReceiver[T any](s *segment[T], i int, w *waiter) {
-	c := &s.cells[i]
+	c := s.cell(i)
 	if !w.isSel {
 		if c.state.CompareAndSwap(w, stCancelledRecv) { // wR → cancelledRecv
 			s.cancelled(false)
@@ -789,7 +789,7 @@ func failReceiver[T any](s *segment[T], i int, w *waiter) {
 // the claimer fails the send as Close's walk would have, and reports false
 // (the cell is then cancelledSend).
 func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) bool {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	if !cl.state.CompareAndSwap(w, stResuming) { // wS → resuming
 		return false
 	}
@@ -902,7 +902,7 @@ func (c *Chan[T]) result(w *waiter) outcome {
 // that did not deliver drops its value.
 func (c *Chan[T]) collect(seg *segment[T], i int, w *waiter, out outcome) T {
 	var zero T
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	if w.op == opSend {
 		if out != outOK {
 			drop(cl)
@@ -923,7 +923,7 @@ func (c *Chan[T]) collect(seg *segment[T], i int, w *waiter, out outcome) T {
 // dropped either way (when a claimer delivered it, the select committed to
 // that case and does not withdraw it).
 func (c *Chan[T]) withdraw(seg *segment[T], i int, w *waiter) bool {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
 		sched.Point()
@@ -949,7 +949,7 @@ func (c *Chan[T]) withdraw(seg *segment[T], i int, w *waiter) bool {
 // A registration that a claimer killed (it already counted the cancelled
 // cell) is dead; a dead send case's value is dropped.
 func (c *Chan[T]) live(seg *segment[T], i int, w *waiter) bool {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	st := cl.state.Load()
 	sched.Point()
 	for st == stResuming {
@@ -1185,7 +1185,7 @@ func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) *segment[T] {
 // where the cell was a hole this expansion makes good by taking another
 // ticket.
 func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
 		sched.Point()

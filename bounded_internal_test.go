@@ -25,12 +25,12 @@ func TestFullWaitsForExpansionPastHole(t *testing.T) {
 	// A receive takes ticket 0 and the value in cell 0; its expansion takes
 	// B's ticket 1, the hole, and pauses there.
 	r := c.r.Add(1) - 1
-	if st := seg.cells[r].state.Load(); st != stBuffered || seg.cells[r].elem != 1 {
-		t.Fatalf("cell 0 holds %v in state %p, want 1 buffered", seg.cells[r].elem, st)
+	if st := seg.cell(int(r)).state.Load(); st != stBuffered || seg.cell(int(r)).elem != 1 {
+		t.Fatalf("cell 0 holds %v in state %p, want 1 buffered", seg.cell(int(r)).elem, st)
 	}
-	seg.cells[r].elem = 0
+	seg.cell(int(r)).elem = 0
 	b := c.b.Add(1) - 1
-	if st := seg.cells[b].state.Load(); st != stCancelledSend {
+	if st := seg.cell(int(b)).state.Load(); st != stCancelledSend {
 		t.Fatalf("the expansion's cell %d is in state %p, want the hole", b, st)
 	}
 

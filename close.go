@@ -96,7 +96,7 @@ func (c *Chan[T]) finishClose(end uint64) error {
 			if idx >= hi {
 				break
 			}
-			st := seg.cells[i].state.Load()
+			st := seg.cell(i).state.Load()
 			if !isWaiter(st) {
 				continue
 			}
@@ -233,7 +233,7 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 			if idx < r {
 				continue
 			}
-			cl := &seg.cells[i]
+			cl := seg.cell(i)
 			st := cl.state.Load()
 			for j := 0; st == nil || st == stInBuffer || st == stResuming; j++ {
 				// The sender of this cell has its ticket: wait for it to

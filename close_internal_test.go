@@ -126,7 +126,7 @@ func TestLenCountsSenderBeingClaimed(t *testing.T) {
 		sent := make(chan error)
 		go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 		seg := c.sendSeg.Load()
-		cl := &seg.cells[1]
+		cl := seg.cell(1)
 		for !isWaiter(cl.state.Load()) {
 			runtime.Gosched() // until the sender has registered
 		}
@@ -134,7 +134,7 @@ func TestLenCountsSenderBeingClaimed(t *testing.T) {
 		// (of cell 0 + capacity: no hole has appeared, so it takes no
 		// ticket from B) claims the parked sender: wS → resuming.
 		c.r.Add(1)
-		seg.cells[0].elem = 0
+		seg.cell(0).elem = 0
 		w := cl.state.Load()
 		if !cl.state.CompareAndSwap(w, stResuming) {
 			t.Fatal("the parked sender left its cell")
@@ -262,14 +262,14 @@ func TestLenInsideCloseSkipsDoomedSender(t *testing.T) {
 	sent := make(chan error)
 	go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
-	for !isWaiter(seg.cells[1].state.Load()) {
+	for !isWaiter(seg.cell(1).state.Load()) {
 		runtime.Gosched() // until the sender has registered
 	}
 	end := c.beginClose()
 	// A receive takes ticket 0 and the value in cell 0, and pauses before
 	// its buffer expansion.
 	r := c.r.Add(1) - 1
-	seg.cells[0].elem = 0
+	seg.cell(0).elem = 0
 	if n, ok := c.count(c.r.Load()); ok && n != 0 {
 		t.Errorf("Len's count inside Close = %d; the parked sender fails at Close", n)
 	}

@@ -122,7 +122,7 @@ func (c *Chan[T]) cellStates() func(func(uint64, *waiter) bool) {
 	return func(yield func(uint64, *waiter) bool) {
 		for seg := c.oldestRoot(); seg != nil; seg = seg.next.Load() {
 			for i := range seg.cells {
-				if !yield(seg.id<<segShift|uint64(i), seg.cells[i].state.Load()) {
+				if !yield(seg.id<<segShift|uint64(i), seg.cell(i).state.Load()) {
 					return
 				}
 			}
@@ -143,7 +143,7 @@ func (c *Chan[T]) cellAt(idx uint64) *cell[T] {
 func (c *Chan[T]) findCell(idx uint64) *cell[T] {
 	for seg := c.oldestRoot(); seg != nil && seg.id <= idx>>segShift; seg = seg.next.Load() {
 		if seg.id == idx>>segShift {
-			return &seg.cells[idx&segMask]
+			return seg.cell(int(idx & segMask))
 		}
 	}
 	return nil

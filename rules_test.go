@@ -45,7 +45,7 @@ func TestInWindowSenderKeepsItsPlace(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() { sent <- c.SendContext(ctx, 2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
-	cl := &seg.cells[1]
+	cl := seg.cell(1)
 	for !isWaiter(cl.state.Load()) {
 		runtime.Gosched() // until the sender has registered
 	}
@@ -98,7 +98,7 @@ func TestFullInCellWaitsForClose(t *testing.T) {
 	end := c.beginClose()
 	out := make(chan outcome, 1)
 	go func() { out <- c.sendStep(seg, s, 2, modeTry) }()
-	cl := &seg.cells[s&segMask]
+	cl := seg.cell(int(s & segMask))
 	yieldWhile(func() bool { return cl.state.Load() == nil })
 	if st := cl.state.Load(); st != nil {
 		t.Errorf("the TrySend moved its cell to %s while Close had not taken effect", stateName(st))
@@ -187,7 +187,7 @@ func TestReceiveRegisteredAtCloseAtIsDoomed(t *testing.T) {
 			t.Fatalf("cap %d: closeAt = %d, want %d", k, ca, r)
 		}
 		p := party[int]{m: modePark}
-		cl := &seg.cells[r&segMask]
+		cl := seg.cell(int(r & segMask))
 		if !c.register(cl, nil, opRecv, &p) {
 			t.Fatalf("cap %d: the receive could not register in its empty cell", k)
 		}
@@ -220,7 +220,7 @@ func TestClaimAfterCloseFailsSenderPastRoom(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
-	for !isWaiter(seg.cells[1].state.Load()) {
+	for !isWaiter(seg.cell(1).state.Load()) {
 		runtime.Gosched() // until the sender has registered
 	}
 	// Close, up to its walk: it reads the room (1), ORs its bit and stores
@@ -263,7 +263,7 @@ func TestCloseKeepsInWindowSender(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
-	for !isWaiter(seg.cells[1].state.Load()) {
+	for !isWaiter(seg.cell(1).state.Load()) {
 		runtime.Gosched() // until the sender has registered
 	}
 	// A receive takes ticket 0 and the value in cell 0, and pauses before
@@ -278,7 +278,7 @@ func TestCloseKeepsInWindowSender(t *testing.T) {
 	if end := c.roomEnd.Load(); end != 2 {
 		t.Fatalf("Close read room %d, want 2 (R + capacity)", end)
 	}
-	if st := seg.cells[1].state.Load(); !isWaiter(st) {
+	if st := seg.cell(1).state.Load(); !isWaiter(st) {
 		t.Errorf("Close's walk moved the in-window parked sender's cell to %s", stateName(st))
 	}
 	c.expandFor(r, seg) // the receive goes on: its expansion claims the parked sender
@@ -328,7 +328,7 @@ func TestCtxReceiveKeepsTicketedSender(t *testing.T) {
 		v, err := c.RecvContext(ctx) // ticket 0: parks in cell 0
 		got <- result{v, err}
 	}()
-	cl := &seg.cells[s&segMask]
+	cl := seg.cell(int(s & segMask))
 	for !isWaiter(cl.state.Load()) {
 		runtime.Gosched() // until the receive has registered
 	}
@@ -375,7 +375,7 @@ func TestSenderPastRoomRestartsParkedReceiver(t *testing.T) {
 	// A receive after Close takes ticket 0 and parks in cell 0.
 	r := c.r.Add(1) - 1
 	p := party[int]{m: modePark}
-	cl := &seg.cells[r&segMask]
+	cl := seg.cell(int(r & segMask))
 	if !c.register(cl, nil, opRecv, &p) {
 		t.Fatal("the receive could not register in its empty cell")
 	}

@@ -23,7 +23,7 @@ import (
 
 // sendUnbounded runs the sender's side for an unbounded channel.
 func (c *Chan[T]) sendUnbounded(seg *segment[T], i int, v T) outcome {
-	cl := &seg.cells[i]
+	cl := seg.cell(i)
 	cl.elem = v
 	for {
 		st := cl.state.Load()

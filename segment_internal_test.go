@@ -1,0 +1,37 @@
+package chans
+
+import "testing"
+
+// TestSpreadIndex checks that spreadIndex is a permutation of a segment's
+// cells for every cell size, and that consecutive indexes land at least 64
+// bytes apart in segments of 8 cells or more.
+func TestSpreadIndex(t *testing.T) {
+	for size := uintptr(8); size <= 80; size += 8 {
+		seen := make([]bool, segSize)
+		for i := range segSize {
+			p := spreadIndex(i, size)
+			if p < 0 || p >= segSize || seen[p] {
+				t.Fatalf("size %d: index %d maps to %d, outside the segment or taken", size, i, p)
+			}
+			seen[p] = true
+			if i == 0 || segSize < 8 {
+				continue // a segment of fewer than 8 cells may not have room for that
+			}
+			q := spreadIndex(i-1, size)
+			if d := uintptr(max(p, q)-min(p, q)) * size; d < 64 {
+				t.Errorf("size %d: indexes %d and %d are %d bytes apart", size, i-1, i, d)
+			}
+		}
+	}
+}
+
+// TestCellSpread checks that the cells of one segment, as the channel uses
+// them, are distinct and follow spreadIndex.
+func TestCellSpread(t *testing.T) {
+	var s segment[int]
+	for i := range segSize {
+		if got, want := s.cell(i), &s.cells[spreadIndex(i, 16)]; got != want {
+			t.Fatalf("cell(%d) is not the cell spreadIndex places", i)
+		}
+	}
+}
