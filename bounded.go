@@ -71,7 +71,7 @@ import (
 //	5   EB, S, R                                    nil → inBuffer → buffered
 //	6   EB, R parks, S                              nil → inBuffer → wR → done
 //	7   EB, R gives up, S                           nil → inBuffer → (wR →) cancelledRecv
-//	8   S parks, EB, R                              nil → wS → buffered               (EB moves the value into the buffer)
+//	8   S parks, EB, R                              nil → wS → buffered               (EB, or S's second look, moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
 //	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → holePaid
 //	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → holePaid
@@ -91,12 +91,13 @@ import (
 //	                  s < R + capacity) or its receiver has its ticket
 //	                  (s < R), else → wS or cancelledSend
 //	               R: → wR or cancelledRecv
-//	               EB: → inBuffer
+//	               EB (explicit only): → inBuffer
 //	inBuffer       S: → buffered;  R: → wR or cancelledRecv
 //	wR             S: → done;  R itself or X: → cancelledRecv
-//	wS             EB: → buffered;  R: → taken;  S itself or X: → cancelledSend.
-//	               EB and R go through resuming and look at Close's bit
-//	               there: after Close they move it to cancelledSend instead.
+//	wS             EB or S itself (second look): → buffered;  R: → taken;
+//	               S itself or X: → cancelledSend. EB, R and the second
+//	               look go through resuming and look at Close's bit there:
+//	               after Close they move it to cancelledSend instead.
 //	resuming       the claimer of a select registration, to its next state
 //	cancelledSend  R or EB, the first to come (buffered channels): → holePaid
 //	buffered, done, taken, holePaid, cancelledRecv: final (cancelledSend is
@@ -123,6 +124,19 @@ import (
 // count R0: tickets below R0 stay implicit, those at or past it take tickets
 // from B, which holesOn sets to R0 + capacity. holesOn explains why no
 // implicit expansion meets a hole.
+//
+// An implicit expansion only looks for a sender parked in cell r +
+// capacity: it neither marks the cell inBuffer nor loads S (the line every
+// send writes), and it writes nothing unless it claims a parked sender. In
+// exchange, a plain sender that found no room registers (nil → wS) and then
+// asks roomFor once more, the second look (sendCell): if it has room now it
+// claims its own registration as the expansion would. The receive's
+// fetch-and-add on R comes before its load of the cell; the sender's
+// registration comes before its second load of R. So either the expansion
+// finds the registration, or the second look finds the room (or both, and
+// one claim wins): a sender never stays parked with room. Select send cases
+// and sends that may give up a cell switch to explicit expansions first, so
+// only plain senders meet implicit ones.
 //
 // ===== Linearization points =====
 //
@@ -166,6 +180,8 @@ import (
 //   - Room (roomFor, fullCheck, full): a send has room below B, below R, or
 //     below R + capacity, or below roomSeen, an end of one of these that a
 //     send saw before; a full verdict waits for owed expansions.
+//   - The second look (sendCell): a plain sender that registered for room
+//     asks for room again, and claims its registration if it has it.
 //   - One expansion per receive ticket (recvOp, expandFor): every receive
 //     ticket that is not closed runs exactly one expansion, or settles
 //     without one where its cell was a hole an expansion had already made
@@ -182,7 +198,7 @@ import (
 var (
 	markers         [8]waiter
 	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
-	stInBuffer      = &markers[1] // EB made the cell part of the buffer before its sender came
+	stInBuffer      = &markers[1] // an explicit EB made the cell part of the buffer before its sender came
 	stDone          = &markers[2] // a sender put its value in elem for the receiver parked here
 	stTaken         = &markers[3] // the receiver took the value of the sender parked here
 	stCancelledSend = &markers[4] // the sender of this cell gave up; R and EB skip the cell
@@ -259,6 +275,20 @@ const (
 // again and again (40 ms per value at GOMAXPROCS 1).
 func (c *Chan[T]) spinWhile(cl *cell[T], st *waiter) bool {
 	return c.spin && spinLoads(cl, st, spinPark)
+}
+
+// spinForRoom is spinWhile for a sender that found no room: it also stops
+// once a receive has made room for ticket s (implicit expansions do not mark
+// the cell; see expandImplicit).
+func (c *Chan[T]) spinForRoom(cl *cell[T], s uint64) {
+	if !c.spin {
+		return
+	}
+	for i := 0; i < spinPark; i++ {
+		if cl.state.Load() != nil || c.capacity > 0 && s < c.r.Load()+uint64(c.capacity) {
+			return
+		}
+	}
 }
 
 // spinLoads spins up to n loads for the state of cl to leave st.
@@ -543,11 +573,14 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 			case modePark:
 				if !spun {
 					spun = true
-					c.spinWhile(cl, nil)
+					c.spinForRoom(cl, s)
 					continue
 				}
 			}
 			if c.register(cl, nil, opSend, p) { // nil → wS: wait until EB or R claims it
+				if c.secondLook(seg, i, s, p) {
+					return outOK
+				}
 				return outRegistered
 			}
 		case st == stCancelledRecv:
@@ -572,6 +605,27 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 			panic("chans: corrupt cell state in send")
 		}
 	}
+}
+
+// secondLook is the second look (see "Buffer end") of a plain sender that
+// has just registered p.own in cell i of seg for want of room: a receive
+// whose ticket came after the sender's first room check may have made the
+// room, and its implicit expansion may have looked at the cell before the
+// registration. If the send of ticket s has room now, the sender claims its
+// own registration as that expansion would (wS → resuming → buffered, the
+// send's linearization point, or cancelledSend after Close), and
+// secondLook reports true for a send that took effect. Otherwise, or where
+// a claimer came first, or Close failed the send (res is then written), the
+// owner parks as usual and collects the outcome.
+func (c *Chan[T]) secondLook(seg *segment[T], i int, s uint64, p *party[T]) bool {
+	if p.m != modePark || c.capacity <= 0 || !c.roomFor(s) {
+		return false
+	}
+	if !c.claimSender(seg, i, p.own, stBuffered) {
+		return false
+	}
+	putWaiter(p.own, p.pooled, &sendWaiters)
+	return true
 }
 
 // recvCell is the receiver's step in cell i of seg, with ticket r, for every
@@ -1044,22 +1098,38 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T]) {
 }
 
 // expandImplicit is the implicit expansion of cell b = r + capacity for
-// receive ticket r, whose cell lies in own: the explicit expansion's cell
-// step, without B or settled. Implicit expansions run in no particular
-// order, so the bufSeg root may already be past b's segment; the walk then
-// starts from own, which is not.
+// receive ticket r, whose cell lies in own: it claims the sender parked in
+// cell b, if there is one, and does nothing else (see "Buffer end": a
+// sender that registers after this look finds the room in its second
+// look). Without B, settled or S, and without growing the list: a segment
+// not linked at the load of its predecessor's next holds no registration
+// yet. Implicit expansions run in no particular order, so the bufSeg root
+// may already be past b's segment; the walk then starts from own, which is
+// not.
 func (c *Chan[T]) expandImplicit(b uint64, own *segment[T]) {
+	id := b >> segShift
 	seg := c.bufSeg.Load()
-	if c.nothingToExpand(seg, b) {
-		return
+	if seg.id < id {
+		if seg.next.Load() == nil {
+			return // b's segment is not linked: nobody has registered in it
+		}
+		seg = c.advanceBufSeg(seg, id) // also moves the root along, or it would pin every segment since the buffer was last full
+	} else if seg.id > id {
+		seg = own // the root is past b's segment already; own is not
+		for seg.id < id {
+			if seg = seg.next.Load(); seg == nil {
+				return
+			}
+		}
 	}
-	if seg.id > b>>segShift {
-		seg = own
+	if seg.id != id {
+		return // not linked yet, or removed (every cell given up by its receiver)
 	}
-	if _, done := c.expandAt(seg, b); !done {
-		// Cell b was a hole, which holesOn rules out; were it one, the
-		// explicit rule still keeps B right: make it good with a ticket.
-		c.expand()
+	i := int(b & segMask)
+	st := seg.cell(i).state.Load()
+	sched.Point()
+	if isWaiter(st) && st.op == opSend && c.claimSender(seg, i, st, stBuffered) { // wS → resuming → buffered: the parked send takes effect
+		st.wakeUp(resOK)
 	}
 }
 

@@ -443,3 +443,84 @@ func TestTicketedSenderWaitEndsAtCloseAt(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondLookFindsRoom replays a plain sender on a full buffer (capacity
+// 1) that found no room for its ticket 1, and a receive that takes the value
+// in cell 0 and runs its implicit expansion before the sender registers in
+// cell 1: the expansion finds cell 1 empty and leaves it. The sender's
+// second look, after its registration, must find the room and deliver (the
+// second look, sendCell); otherwise it would stay parked with room.
+func TestSecondLookFindsRoom(t *testing.T) {
+	c := New[int](1)
+	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
+		t.Fatal(err)
+	}
+	seg := c.sendSeg.Load()
+	s := c.s.Add(1) - 1 // the sender's ticket
+	if c.roomFor(s) {
+		t.Fatalf("ticket %d has room in a full buffer", s)
+	}
+	// The receive of ticket 0, then its expansion of cell 1.
+	r := c.r.Add(1) - 1
+	if v, out := c.recvCell(seg, int(r), r, &party[int]{m: modeTry}); out != outOK || v != 1 {
+		t.Fatalf("receive of cell 0: %v, outcome %d; want 1", v, out)
+	}
+	c.expandFor(r, seg)
+	cl := seg.cell(int(s))
+	if st := cl.state.Load(); st != nil {
+		t.Fatalf("the expansion moved the empty cell 1 to %s", stateName(st))
+	}
+	// Now the sender registers, as sendCell does, and looks again.
+	p := &party[int]{}
+	cl.elem = 2
+	if !c.register(cl, nil, opSend, p) {
+		t.Fatal("registration in the empty cell 1 failed")
+	}
+	if !c.secondLook(seg, int(s), s, p) {
+		t.Fatalf("the second look missed the room the receive made: cell 1 is %s", stateName(cl.state.Load()))
+	}
+	if v, err := c.TryRecv(); err != nil || v != 2 {
+		t.Fatalf("TryRecv after the second look: %v, %v; want 2", v, err)
+	}
+	if err := CheckInvariants(c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImplicitExpansionClaimsParkedSender is the other order: the sender of
+// cell 64 registers on a full buffer of capacity 64 before the receive of
+// ticket 0 runs its expansion, which must find the registration in the
+// next segment (past the bufSeg root) and move its value into the buffer.
+func TestImplicitExpansionClaimsParkedSender(t *testing.T) {
+	const capacity = 64
+	c := New[int](capacity)
+	for v := range capacity {
+		if err := c.TrySend(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := make(chan error, 1)
+	go func() { sent <- c.Send(capacity) }() // ticket 64: parks in cell 64
+	cl := c.findCell(capacity)
+	for cl == nil || !isWaiter(cl.state.Load()) {
+		runtime.Gosched() // until the sender has registered
+		cl = c.findCell(capacity)
+	}
+	if v, err := c.TryRecv(); err != nil || v != 0 {
+		t.Fatalf("TryRecv: %v, %v; want 0", v, err)
+	}
+	if st := cl.state.Load(); st != stBuffered {
+		t.Fatalf("after the receive's expansion cell %d is %s, want buffered", capacity, stateName(st))
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	for want := 1; want <= capacity; want++ {
+		if v, err := c.TryRecv(); err != nil || v != want {
+			t.Fatalf("TryRecv: %v, %v; want %d", v, err, want)
+		}
+	}
+	if err := CheckInvariants(c); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -32,6 +32,11 @@ const (
 // channel, and every send that may give up its cell switches it first.
 const ruleImplicit = "Implicit expansion before the first hole"
 
+// ruleSecondLook names the rule "The second look": an implicit expansion
+// only claims a sender already parked in its cell, so a plain sender that
+// registers for room asks for room once more.
+const ruleSecondLook = "The second look"
+
 // mutants is the list the tool runs, in order. Two are expected to be
 // equivalent (no-spin-before-park, select-waits-rendezvous): they show that
 // the tool tells a harmless change from a harmful one.
@@ -368,9 +373,25 @@ var mutants = []Mutant{
 		ID:      "implicit-no-own-fallback",
 		Rule:    ruleImplicit,
 		File:    "bounded.go",
-		Find:    "if seg.id > b>>segShift {\n\t\tseg = own\n\t}\n",
-		Replace: "",
-		What:    "expandImplicit: walks from a bufSeg root past its target, takes the target for removed, and claims no parked sender",
+		Find:    "\t} else if seg.id > id {\n\t\tseg = own // the root is past b's segment already; own is not\n\t\tfor seg.id < id {\n\t\t\tif seg = seg.next.Load(); seg == nil {\n\t\t\t\treturn\n\t\t\t}\n\t\t}\n\t}",
+		Replace: "\t}",
+		What:    "expandImplicit: a bufSeg root past its target is taken for the target removed, and the parked sender there is not claimed",
+	},
+	{
+		ID:      "no-second-look",
+		Rule:    ruleSecondLook,
+		File:    "bounded.go",
+		Find:    "if p.m != modePark || c.capacity <= 0 || !c.roomFor(s) {",
+		Replace: "if true {",
+		What:    "sendCell: a sender that registered for room does not look at the room again, so a receive whose expansion looked first leaves it parked",
+	},
+	{
+		ID:      "implicit-tail-skips-linked",
+		Rule:    ruleSecondLook,
+		File:    "bounded.go",
+		Find:    "\tif seg.id < id {\n\t\tif seg.next.Load() == nil {",
+		Replace: "\tif seg.id < id {\n\t\tif true {",
+		What:    "expandImplicit: skips every cell past the bufSeg root's segment, also where a sender is parked there",
 	},
 	{
 		ID:      "expandfor-always-explicit",
