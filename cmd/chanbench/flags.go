@@ -104,6 +104,13 @@ the number of CPUs the process may use, since pinning cannot then give each
 GOMAXPROCS a CPU of its own. Without -pin such points are run, with a
 warning on stderr and in the tables, as an oversubscribed machine.
 
+Cross-core round trip: the header gives the time for one cache line to go
+from one core to another and back, measured before and after the runs. On
+shared virtual machines it changes as the host moves virtual CPUs (on one
+2-core VM it was either about 120 ns or about 360 ns, minutes at a time),
+and every result at GOMAXPROCS 2 or more changes with it: compare runs
+taken at similar round trips.
+
 Files written to -o (created if need be, and checked before the sweep):
   results.txt  raw results in Go benchmark format (ns/op, B/op, allocs/op),
                for benchstat:

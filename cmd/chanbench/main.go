@@ -95,6 +95,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, runne
 		}
 	}
 	e := detectEnv(o, topo)
+	e.tripBefore = roundTrip()
 
 	header := sw.header(e)
 	var prog *progress
@@ -115,6 +116,10 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, runne
 			joinInts(over), plural(topo.NumCPU(), "CPU"))
 	}
 	runErr := sw.run(ctx, runner, prog)
+	if e.tripBefore != 0 && runErr == nil {
+		e.tripAfter = roundTrip()
+		header = sw.header(e)
+	}
 
 	status := exitOK
 	switch {
@@ -185,6 +190,9 @@ func (sw *sweep) header(e env) string {
 	fmt.Fprintf(&b, "machine: %s/%s, %s, %s\n", e.goos, e.goarch, e.cpu, e.machine)
 	fmt.Fprintf(&b, "topology: %s\n", sw.topo)
 	fmt.Fprintf(&b, "go: %s, commit %s\n", e.goVersion, e.commit)
+	if n := roundTripNote(e.tripBefore, e.tripAfter); n != "" {
+		b.WriteString(wrap(n, tableWidth, "  "))
+	}
 	per := fmt.Sprintf("%s of about %v", plural(sw.o.count, "run"), sw.o.d)
 	if sw.o.n > 0 {
 		per = fmt.Sprintf("%s of %s", plural(sw.o.count, "run"), plural(sw.o.n, "message"))

@@ -950,3 +950,36 @@ func TestPin(t *testing.T) {
 		t.Errorf("affinity after the sweep %v, %v; before %v", after, err, before)
 	}
 }
+
+func TestRoundTripNote(t *testing.T) {
+	if got := roundTripNote(0, 0); got != "" {
+		t.Errorf("not measured: %q, want nothing", got)
+	}
+	got := roundTripNote(120*time.Nanosecond, 0)
+	if !strings.HasPrefix(got, "cross-core round trip: 120 ns before the runs (") {
+		t.Errorf("before the runs: %q", got)
+	}
+	got = roundTripNote(120*time.Nanosecond, 360*time.Nanosecond)
+	if !strings.HasPrefix(got, "cross-core round trip: 120 ns before the runs, 360 ns after (") {
+		t.Errorf("after the runs: %q", got)
+	}
+}
+
+// TestRoundTrip checks that the probe measures something where two Ps can
+// run its goroutines at once, and stays out of the way where they cannot.
+func TestRoundTrip(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		if d := roundTrip(); d != 0 {
+			t.Errorf("one CPU: %v, want 0", d)
+		}
+		t.Skip("needs two CPUs")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if d := roundTrip(); d != 0 {
+		t.Errorf("GOMAXPROCS 1: %v, want 0 (not measured)", d)
+	}
+	runtime.GOMAXPROCS(2)
+	if d := roundTrip(); d <= 0 {
+		t.Errorf("GOMAXPROCS 2: %v, want a positive time", d)
+	}
+}

@@ -28,6 +28,9 @@ type env struct {
 	machine      string
 	goVersion    string
 	commit       string
+	// trips are the cross-core round trips measured before and after the
+	// runs (roundTrip; 0 where not measured).
+	tripBefore, tripAfter time.Duration
 }
 
 func detectEnv(o *options, topo topology.Topology) env {
@@ -144,6 +147,9 @@ func commandLine(args []string) string {
 func (sw *sweep) writeResults(w io.Writer, e env) error {
 	if _, err := fmt.Fprintf(w, "# %s\n", commandLine(sw.o.args)); err != nil {
 		return err
+	}
+	if e.tripBefore != 0 {
+		fmt.Fprintf(w, "# cross-core round trip: %d ns before the runs, %d ns after\n", e.tripBefore.Nanoseconds(), e.tripAfter.Nanoseconds())
 	}
 	if sw.interrupted {
 		fmt.Fprintln(w, "# INTERRUPTED: this run was stopped before the end; these points are missing:")
