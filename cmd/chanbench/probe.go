@@ -15,8 +15,8 @@ import (
 // or 0 where fewer than two Ps or CPUs could run the goroutines side by side.
 //
 // On shared cloud machines this changes as the host moves virtual CPUs
-// around: on the 2-core development VM it is either about 100-140 ns or
-// about 350-390 ns, for minutes at a time, and every workload whose
+// around: on the 2-core development VM it is either about 80-140 ns or
+// about 350-415 ns, for minutes at a time, and every workload whose
 // goroutines run on both cores at once is two to three times slower in the
 // second case. chanbench reports it before and after the runs so that
 // results taken in different states are not compared as if they were alike.
