@@ -618,6 +618,7 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 // a claimer came first, or Close failed the send (res is then written), the
 // owner parks as usual and collects the outcome.
 func (c *Chan[T]) secondLook(seg *segment[T], i int, s uint64, p *party[T]) bool {
+	sched.Point() // registered, not yet looked again: receives, expansions and Close may come here
 	if p.m != modePark || c.capacity <= 0 || !c.roomFor(s) {
 		return false
 	}

@@ -524,3 +524,55 @@ func TestImplicitExpansionClaimsParkedSender(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSecondLookAfterCloseFails replays a plain sender registered on a full
+// buffer (capacity 1) whose second look comes after Close has taken effect
+// and after a receive, draining the channel, has made room: the room came
+// after Close, and the channel was full when Close read its room, so the
+// send must fail as closed (the second look claims its registration as an
+// expansion would, through Close's bound, claimSender), not deliver a value
+// after Close. Close's walk, which would fail the registration itself, has
+// not reached the cell yet (the test runs Close up to its walk by hand).
+func TestSecondLookAfterCloseFails(t *testing.T) {
+	c := New[int](1)
+	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
+		t.Fatal(err)
+	}
+	seg := c.sendSeg.Load()
+	s := c.s.Add(1) - 1 // the sender's ticket, 1: no room
+	if c.roomFor(s) {
+		t.Fatalf("ticket %d has room in a full buffer", s)
+	}
+	cl := seg.cell(int(s))
+	cl.elem = 2
+	p := &party[int]{}
+	if !c.register(cl, nil, opSend, p) {
+		t.Fatal("registration in the empty cell 1 failed")
+	}
+
+	// Close, up to its walk (finishClose).
+	end := c.beginClose()
+	old := c.s.Or(closedBit)
+	c.roomEnd.Store(end)
+	c.closeAt.Store(old & counterMask)
+
+	// A receive drains cell 0 (ticket 0 < closeAt) and, before its
+	// expansion, the sender looks again.
+	r := c.r.Add(1) - 1
+	if v, out := c.recvCell(seg, int(r), r, &party[int]{m: modeTry}); out != outOK || v != 1 {
+		t.Fatalf("receive of cell 0: %v, outcome %d; want 1", v, out)
+	}
+	if c.secondLook(seg, int(s), s, p) {
+		t.Fatal("the second look delivered a value after Close into a buffer that was full when Close read its room")
+	}
+	if st := cl.state.Load(); st != stCancelledSend {
+		t.Fatalf("cell 1 is %s after the second look, want cancelledSend", stateName(st))
+	}
+	if out := c.await(nil, seg, int(s), p.own, true); out != outClosed {
+		t.Fatalf("the sender's outcome is %d, want outClosed", out)
+	}
+	putWaiter(p.own, p.pooled, &sendWaiters)
+	if _, err := c.TryRecv(); err != ErrClosed {
+		t.Fatalf("TryRecv after the failed send: %v, want ErrClosed", err)
+	}
+}

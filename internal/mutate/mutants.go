@@ -386,6 +386,14 @@ var mutants = []Mutant{
 		What:    "sendCell: a sender that registered for room does not look at the room again, so a receive whose expansion looked first leaves it parked",
 	},
 	{
+		ID:      "second-look-ignores-close",
+		Rule:    ruleSecondLook,
+		File:    "bounded.go",
+		Find:    "\tif !c.claimSender(seg, i, p.own, stBuffered) {\n\t\treturn false\n\t}\n\tputWaiter(p.own, p.pooled, &sendWaiters)",
+		Replace: "\tif !seg.cell(i).state.CompareAndSwap(p.own, stBuffered) {\n\t\treturn false\n\t}\n\tputWaiter(p.own, p.pooled, &sendWaiters)",
+		What:    "secondLook: claims its own registration with one CompareAndSwap, without Close's bound, so a send into a buffer that was full at Close delivers after it",
+	},
+	{
 		ID:      "implicit-tail-skips-linked",
 		Rule:    ruleSecondLook,
 		File:    "bounded.go",
