@@ -127,9 +127,7 @@ func TestLenCountsSenderBeingClaimed(t *testing.T) {
 		go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 		seg := c.sendSeg.Load()
 		cl := seg.cell(1)
-		for !isWaiter(cl.state.Load()) {
-			runtime.Gosched() // until the sender has registered
-		}
+		awaitBlocked(cl) // until the sender has parked
 		// A receive takes ticket 0 and the value in cell 0; its expansion
 		// (of cell 0 + capacity: no hole has appeared, so it takes no
 		// ticket from B) claims the parked sender: wS → resuming.
@@ -262,9 +260,7 @@ func TestLenInsideCloseSkipsDoomedSender(t *testing.T) {
 	sent := make(chan error)
 	go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
-	for !isWaiter(seg.cell(1).state.Load()) {
-		runtime.Gosched() // until the sender has registered
-	}
+	awaitBlocked(seg.cell(1)) // until the sender has parked
 	end := c.beginClose()
 	// A receive takes ticket 0 and the value in cell 0, and pauses before
 	// its buffer expansion.

@@ -18,12 +18,12 @@ import (
 // that must park. Each doc comment names the claim and the breakage of the
 // code that the test was seen to catch.
 
-// awaitParked waits, yielding, until cell idx holds a registration (a
-// goroutine the test started has parked there), and returns it.
+// awaitParked waits, yielding, until cell idx holds a registration whose
+// owner has parked (parked), and returns it.
 func awaitParked[T any](c *Chan[T], idx uint64) *waiter {
 	for {
 		if cl := c.findCell(idx); cl != nil {
-			if st := cl.state.Load(); isWaiter(st) {
+			if st := cl.state.Load(); parked(st) {
 				return st
 			}
 		}

@@ -21,6 +21,27 @@ import (
 // that the rule under test forbids.
 const chances = 10000
 
+// parked reports whether st is a registration whose owner has parked: a
+// select's registration, or a plain one whose owner has committed to block
+// (sleepBlocking). A plain sender registers before its second look and
+// may still claim its own registration until then, so a test that replays
+// a schedule around a parked sender waits for this, not for the
+// registration alone.
+func parked(st *waiter) bool {
+	return isWaiter(st) && (st.isSel || st.sleep.Load() == sleepBlocking)
+}
+
+// awaitBlocked waits, yielding, until cl holds a registration whose owner
+// has parked, and returns it.
+func awaitBlocked[T any](cl *cell[T]) *waiter {
+	for {
+		if st := cl.state.Load(); parked(st) {
+			return st
+		}
+		runtime.Gosched()
+	}
+}
+
 // yieldWhile yields while cond holds, at most chances times.
 func yieldWhile(cond func() bool) {
 	for i := 0; i < chances && cond(); i++ {
@@ -46,9 +67,7 @@ func TestInWindowSenderKeepsItsPlace(t *testing.T) {
 	go func() { sent <- c.SendContext(ctx, 2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
 	cl := seg.cell(1)
-	for !isWaiter(cl.state.Load()) {
-		runtime.Gosched() // until the sender has registered
-	}
+	awaitBlocked(cl) // until the sender has parked
 	w := cl.state.Load()
 
 	// A receive takes ticket 0 and the value in cell 0, and pauses before
@@ -220,9 +239,7 @@ func TestClaimAfterCloseFailsSenderPastRoom(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
-	for !isWaiter(seg.cell(1).state.Load()) {
-		runtime.Gosched() // until the sender has registered
-	}
+	awaitBlocked(seg.cell(1)) // until the sender has parked
 	// Close, up to its walk: it reads the room (1), ORs its bit and stores
 	// roomEnd and closeAt.
 	end := c.beginClose()
@@ -263,9 +280,7 @@ func TestCloseKeepsInWindowSender(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() { sent <- c.Send(2) }() // ticket 1: parks in cell 1
 	seg := c.sendSeg.Load()
-	for !isWaiter(seg.cell(1).state.Load()) {
-		runtime.Gosched() // until the sender has registered
-	}
+	awaitBlocked(seg.cell(1)) // until the sender has parked
 	// A receive takes ticket 0 and the value in cell 0, and pauses before
 	// its buffer expansion.
 	r := c.r.Add(1) - 1
@@ -502,10 +517,11 @@ func TestImplicitExpansionClaimsParkedSender(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() { sent <- c.Send(capacity) }() // ticket 64: parks in cell 64
 	cl := c.findCell(capacity)
-	for cl == nil || !isWaiter(cl.state.Load()) {
-		runtime.Gosched() // until the sender has registered
+	for cl == nil {
+		runtime.Gosched() // until the sender has linked its segment
 		cl = c.findCell(capacity)
 	}
+	awaitBlocked(cl) // until the sender has parked
 	if v, err := c.TryRecv(); err != nil || v != 0 {
 		t.Fatalf("TryRecv: %v, %v; want 0", v, err)
 	}
