@@ -98,6 +98,9 @@ func (h *Handle[T]) TryRecvMany(dst []T) (int, error) {
 // sendMany is SendMany (ctx is context.Background()) and SendManyContext,
 // parking on w if it is not nil.
 func (c *Chan[T]) sendMany(ctx context.Context, vs []T, w *waiter) (int, error) {
+	if c.rb != nil {
+		return c.rb.sendMany(ctx, vs)
+	}
 	c.mustBeMade()
 	n := 0
 	for n < len(vs) {
@@ -232,6 +235,9 @@ func (c *Chan[T]) failSend(seg *segment[T], i int, t uint64) {
 // recvMany is RecvMany (ctx is context.Background()), RecvManyContext and,
 // with mode modeTry, TryRecvMany; it parks on w if it is not nil.
 func (c *Chan[T]) recvMany(ctx context.Context, dst []T, w *waiter, m mode) (int, error) {
+	if c.rb != nil {
+		return c.rb.recvMany(ctx, dst, m == modeTry)
+	}
 	if len(dst) == 0 {
 		return 0, nil
 	}

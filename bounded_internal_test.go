@@ -11,7 +11,7 @@ import "testing"
 // TrySend that believed B said ErrFull on a channel holding fewer values
 // than its capacity. A full verdict must wait for that expansion.
 func TestFullWaitsForExpansionPastHole(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}

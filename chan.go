@@ -95,6 +95,10 @@ type Chan[T any] struct {
 	// registration (select.go); operations about to park here kick it.
 	selfPending atomic.Pointer[selCall]
 
+	// rb is the ring of a buffered channel made with GOMAXPROCS at most
+	// ringMaxProcs (ring.go), nil otherwise. A channel with a ring uses none
+	// of the fields above: no segment, no counter.
+	rb       *ringBuf[T]
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
 	yield    bool // a parking operation yields before it blocks (GOMAXPROCS ≤ 2 at New); see await
@@ -104,11 +108,28 @@ type Chan[T any] struct {
 // New returns a channel with the given capacity: 0 for a rendezvous channel,
 // k > 0 for a channel buffering up to k values, or Unbounded. Any other
 // negative capacity panics.
+//
+// A buffered channel made while GOMAXPROCS is 1 or 2 takes room for its
+// capacity at once, as make(chan T, k) does, and allocates nothing after;
+// made with more Ps, it takes memory as values arrive and the garbage
+// collector reclaims it (see "How it works" in the package documentation).
 func New[T any](capacity int) *Chan[T] {
 	if capacity < Unbounded {
 		panic(fmt.Sprintf("chans: New called with negative capacity %d (want 0, a positive size, or Unbounded)", capacity))
 	}
+	procs := runtime.GOMAXPROCS(0)
+	return newChan[T](capacity, capacity > 0 && procs <= ringMaxProcs, procs)
+}
+
+// newChan is New at the given GOMAXPROCS, with a ring (a buffered
+// channel's) or cells.
+func newChan[T any](capacity int, ring bool, procs int) *Chan[T] {
 	c := &Chan[T]{capacity: capacity}
+	if ring {
+		c.rb = newRingBuf[T](capacity, &c.s, &c.r)
+		c.plainCap.Store(uint64(capacity + 1))
+		return c
+	}
 	c.closeAt.Store(openMark)
 	c.roomEnd.Store(openMark)              // lowered by Close
 	c.holeFrom.Store(noHoles)              // lowered by the first send that may leave a hole
@@ -126,7 +147,6 @@ func New[T any](capacity int) *Chan[T] {
 	if capacity > 0 {
 		c.bufSeg.Store(s) // only buffered channels expand a buffer
 	}
-	procs := runtime.GOMAXPROCS(0)
 	c.spin, c.yield = procs > 1, procs <= 2
 	return c
 }
@@ -148,6 +168,8 @@ func (c *Chan[T]) Handle() *Handle[T] {
 // in speed too: on the machines measured (2 cores), a Handle was as fast as
 // the Chan's methods on every row, parking ones included, and no faster, so
 // code that has no other reason to hold one should use the Chan's methods.
+// On a buffered channel made while GOMAXPROCS was 1 or 2, which parks its
+// operations on queues of its own, a Handle's methods are the Chan's.
 //
 // A Handle is safe for use by several goroutines at once: an operation that
 // finds the Handle's waiter in use by another goroutine takes one from the

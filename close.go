@@ -18,6 +18,9 @@ import (
 // report the channel full while Close was under way waits for that moment
 // and reports it closed instead.
 func (c *Chan[T]) Close() error {
+	if c.rb != nil {
+		return c.rb.close(&c.plainCap)
+	}
 	c.mustBeMade()
 	end := openMark
 	if c.capacity >= 0 && c.s.Load()&closedBit == 0 {
@@ -147,6 +150,9 @@ func (c *Chan[T]) awaitClosed() {
 // receives complete without pause throughout the call, Len stops retrying
 // after a few rounds, and its count may then be off by the values they took.
 func (c *Chan[T]) Len() int {
+	if c.rb != nil {
+		return c.rb.len()
+	}
 	c.mustBeMade()
 	if c.capacity == 0 {
 		return 0

@@ -14,7 +14,7 @@ import (
 // deliver into the closed channel.
 func TestLosingCloseKeepsRoomBound(t *testing.T) {
 	for _, k := range []int{0, 1} {
-		c := New[int](k)
+		c := newCells[int](k)
 		if k > 0 {
 			if err := c.TrySend(10); err != nil { // buffer full
 				t.Fatal(err)
@@ -80,7 +80,7 @@ func TestLenInsideClose(t *testing.T) {
 		rounds = 200
 	}
 	for round := range rounds {
-		c := New[int](1)
+		c := newCells[int](1)
 		if round%2 == 1 {
 			if err := c.TrySend(7); err != nil { // one value buffered
 				t.Fatal(err)
@@ -119,7 +119,7 @@ func TestLenCountsSenderBeingClaimed(t *testing.T) {
 		rounds = 50
 	}
 	for round := range rounds {
-		c := New[int](1)
+		c := newCells[int](1)
 		if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestLenCountsSenderBeingClaimed(t *testing.T) {
 // meets no room in its cell (full), for a select's send case, and for Len
 // (TestLenInsideCloseSkipsDoomedSender).
 func TestFullVerdictInsideClose(t *testing.T) {
-	c := New[int](2)
+	c := newCells[int](2)
 	for _, v := range []int{1, 2} {
 		if err := c.TrySend(v); err != nil { // cells 0 and 1: the buffer is full
 			t.Fatal(err)
@@ -253,7 +253,7 @@ func TestFullVerdictInsideClose(t *testing.T) {
 // Close read): a count of 1 would have been true at no instant. A count
 // taken while a Close is under way must be taken again after it.
 func TestLenInsideCloseSkipsDoomedSender(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}

@@ -66,8 +66,25 @@
 // on steroids". bounded.go has the table of cell histories; select.go the
 // select protocol.
 //
-// Operations do not allocate in steady state apart from segments, one per
-// 64 messages (about 18 bytes a message for a Chan[int]), reclaimed by the
-// garbage collector, and waiters, which come from a pool or, through a
-// Handle, are kept by the Handle.
+// A buffered channel made while GOMAXPROCS is 1 or 2 keeps its values in a
+// ring instead: capacity slots reused lap after lap, each with a sequence
+// number saying which position of the stream it serves, as in Dmitry
+// Vyukov's "Bounded MPMC queue". A send claims the next position with one
+// compare-and-swap on a tail counter, a receive with one on a head counter,
+// and each claim is the operation's linearization point. A sender that
+// finds the ring full parks on a queue, and a receive that frees a slot
+// moves the oldest parked sender's value in, so parked senders are served
+// in the order they came; a receiver that finds it empty parks on another
+// queue, and each send wakes the oldest. A select's case waits on the same
+// queues and is woken to try again. On one or two cores these claims cost
+// less than the cells and allocate nothing; with more cores the
+// compare-and-swaps are retried more and more often, so a channel made with
+// more Ps uses the cells (ring.go has the details). The choice is made once,
+// by New; the guarantees above are the same either way.
+//
+// Operations on cells do not allocate in steady state apart from segments,
+// one per 64 messages (about 18 bytes a message for a Chan[int]), reclaimed
+// by the garbage collector, and waiters, which come from a pool or, through
+// a Handle, are kept by the Handle. A ring allocates its slots at New and
+// nothing after.
 package chans

@@ -129,7 +129,7 @@ func TestImplicitExpansionBeforeHoles(t *testing.T) {
 }
 
 func implicitTraffic(t *testing.T, k int) {
-	c := New[int](k)
+	c := newCells[int](k)
 	var q []int // the values buffered, oldest first
 	next := 0   // the next value to send
 	if _, err := c.TryRecv(); err != ErrEmpty {
@@ -291,7 +291,7 @@ func implicitTraffic(t *testing.T, k int) {
 // that is never counted: a hang, reported by go test's -timeout).
 func TestHolesSwitchImplicitThenExplicit(t *testing.T) {
 	for _, k := range []int{2, segSize + 1} {
-		c := New[int](k)
+		c := newCells[int](k)
 		for v := range k {
 			if err := c.TrySend(v); err != nil {
 				t.Fatal(err)
@@ -366,7 +366,7 @@ func TestHolesSwitchImplicitThenExplicit(t *testing.T) {
 // regardless of holeFrom (a full verdict while an expansion is owed);
 // holesOn dropped from sendCell's Try path (no switch).
 func TestHolePaidByItsReceiverAfterSwitch(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(0); err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestHolePaidByItsReceiverAfterSwitch(t *testing.T) {
 // holeFrom = noHoles; the implicit expansion that meets it pays it against
 // B's first ticket, and TrySend then says ErrFull on an empty channel).
 func TestHolesCtxSenderOutsideWindow(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(0); err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +449,7 @@ func TestHolesCtxSenderOutsideWindow(t *testing.T) {
 // expandImplicit returning at once; asBuffered constant false (the sender
 // withdraws); holesOn dropped from await (no switch).
 func TestHolesCtxSenderInsideWindow(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(0); err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +502,7 @@ func TestHolesCtxSenderInsideWindow(t *testing.T) {
 // between them, which no replay can place inside beginClose.
 func TestHolesCloseSwitchesBeforeRoom(t *testing.T) {
 	for _, k := range []int{1, segSize + 1} {
-		c := New[int](k)
+		c := newCells[int](k)
 		for v := range k {
 			if err := c.TrySend(v); err != nil {
 				t.Fatal(err)
@@ -549,7 +549,7 @@ func TestHolesCloseSwitchesBeforeRoom(t *testing.T) {
 // (the withdrawn case leaves a hole with holeFrom = noHoles, and TrySend
 // says ErrFull on an empty channel).
 func TestHolesSelectSendSwitches(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(0); err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +595,7 @@ func TestHolesSelectSendSwitches(t *testing.T) {
 // sender stays parked).
 func TestImplicitExpansionBehindBufSeg(t *testing.T) {
 	k := 2 * segSize
-	c := New[int](k)
+	c := newCells[int](k)
 	next := 0
 	for range k { // cells 0..k-1
 		if err := c.TrySend(next); err != nil {
@@ -693,7 +693,7 @@ func TestHolesSwitchRace(t *testing.T) {
 		rounds = 1000
 	}
 	for round := range rounds {
-		c := New[int](1)
+		c := newCells[int](1)
 		if err := c.TrySend(round); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,9 @@ import (
 // returns an error that dumps the counters and the cells when one fails.
 // It is built into test binaries only.
 func CheckInvariants[T any](c *Chan[T]) error {
+	if c.rb != nil {
+		return c.rb.checkInvariants()
+	}
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 

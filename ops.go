@@ -74,6 +74,9 @@ func (c *Chan[T]) sendContext(ctx context.Context, v T, w *waiter) error {
 // send is Send, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) send(done <-chan struct{}, v T, w *waiter) error {
+	if c.rb != nil {
+		return c.rb.send(done, v)
+	}
 	return sendErrs[c.sendOp(done, v, &party[T]{w: w})] // modePark is the zero mode
 }
 
@@ -81,6 +84,9 @@ func (c *Chan[T]) send(done <-chan struct{}, v T, w *waiter) error {
 // shared, whether the channel is closed or full, so that a failing TrySend
 // costs a few loads; sendOp then takes one ticket.
 func (c *Chan[T]) trySend(v T) error {
+	if c.rb != nil {
+		return c.rb.trySendErr(v)
+	}
 	for {
 		sw := c.s.Load()
 		if sw&closedBit != 0 {
@@ -184,6 +190,9 @@ func (c *Chan[T]) recvContext(ctx context.Context, w *waiter) (T, error) {
 // recv is Recv, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) recv(done <-chan struct{}, w *waiter) (T, error) {
+	if c.rb != nil {
+		return c.rb.recv(done)
+	}
 	v, out := c.recvOp(done, &party[T]{w: w}) // modePark is the zero mode
 	return v, recvErrs[out]
 }
@@ -192,6 +201,9 @@ func (c *Chan[T]) recv(done <-chan struct{}, w *waiter) (T, error) {
 // shared, whether the channel is empty or closed and drained, so that a
 // failing TryRecv costs two loads; recvOp then takes one ticket.
 func (c *Chan[T]) tryRecv() (T, error) {
+	if c.rb != nil {
+		return c.rb.tryRecvErr()
+	}
 	var zero T
 	for {
 		r := c.r.Load()
@@ -296,7 +308,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 // its closeAt is 0 and its counters look empty), so it costs the fast paths
 // nothing or one load.
 func (c *Chan[T]) mustBeMade() {
-	if c.sendSeg.Load() == nil {
+	if c.sendSeg.Load() == nil && c.rb == nil {
 		panic("chans: use of a zero Chan; make channels with chans.New")
 	}
 }
@@ -310,9 +322,11 @@ func (c *Chan[T]) mustBeMade() {
 // (holesOn comes before any), so B was still the capacity and the buffer
 // ended at R + capacity there, which S had reached; and with no Close
 // begun by that load, every send this verdict counts is below the room any
-// Close will read. So the channel was full at the load of R. Anything else
-// (a closed channel, room, holes, a Close under way, an unbounded channel,
-// a zero Chan: plainCap 0) goes to trySend.
+// Close will read. So the channel was full at the load of R. For a ring
+// (ring.go), whose T and H are S and R, the same loads say T - H ≥ the
+// capacity at the load of H with no Close begun by the load of plainCap.
+// Anything else (a closed channel, room, holes, a Close under way, an
+// unbounded channel, a zero Chan: plainCap 0) goes to trySend.
 func (c *Chan[T]) plainlyFull() bool {
 	s := c.s.Load()
 	r := c.r.Load()
@@ -323,9 +337,9 @@ func (c *Chan[T]) plainlyFull() bool {
 // plainlyEmpty is the common case of a failing TryRecv, small enough to
 // inline into it: R ≥ S at the load of S, which also says that the
 // channel was open there (Close's bit makes S larger than any R), so every
-// value sent had its receiver at that instant. A zero Chan (no segment)
-// goes to tryRecv, which panics.
+// value sent had its receiver at that instant (for a ring, T ≤ H there). A
+// zero Chan (no segment and no ring) goes to tryRecv, which panics.
 func (c *Chan[T]) plainlyEmpty() bool {
 	r := c.r.Load()
-	return r >= c.s.Load() && c.sendSeg.Load() != nil
+	return r >= c.s.Load() && (c.sendSeg.Load() != nil || c.rb != nil)
 }

@@ -57,7 +57,7 @@ func yieldWhile(cond func() bool) {
 // in-window parked sender rule, asBuffered, with roomFor's R + capacity
 // bound): the expansion, when it comes, delivers the value.
 func TestInWindowSenderKeepsItsPlace(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestInWindowSenderKeepsItsPlace(t *testing.T) {
 // report the channel closed either while Close has not taken effect: it
 // waits for Close's OR (full, roomClosing), and only then gives its cell up.
 func TestFullInCellWaitsForClose(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestFullInCellWaitsForClose(t *testing.T) {
 // before Close and delivers; a room of R + capacity would fail it after
 // Close, and the ErrFull would have been given on an empty channel.
 func TestCloseRoomCountsPaidHoles(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestCloseRoomCountsPaidHoles(t *testing.T) {
 // and withdraw, or it would park forever.
 func TestReceiveRegisteredAtCloseAtIsDoomed(t *testing.T) {
 	for _, k := range []int{0, 1, Unbounded} {
-		c := New[int](k)
+		c := newCells[int](k)
 		seg := c.recvSeg.Load()
 		r := c.r.Add(1) - 1 // ticket 0; its cell is empty
 		if err := c.Close(); err != nil {
@@ -232,7 +232,7 @@ func TestReceiveRegisteredAtCloseAtIsDoomed(t *testing.T) {
 // must fail it (claimSender asks mayDeliver) as the walk would have, not
 // deliver a send after Close.
 func TestClaimAfterCloseFailsSenderPastRoom(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestClaimAfterCloseFailsSenderPastRoom(t *testing.T) {
 // counts as buffered (Len says 1): Close's walk must leave it to its
 // claimer (asBuffered), and the expansion then delivers it.
 func TestCloseKeepsInWindowSender(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestCloseKeepsInWindowSender(t *testing.T) {
 // ErrFull given on an empty channel. By the ticketed-sender rule (await) it
 // stays, and gets 7.
 func TestCtxReceiveKeepsTicketedSender(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if v := c.fullCheck(c.s.Load()); v != roomYes { // TrySend(7)'s fast check
 		t.Fatalf("empty channel: verdict %d, want room", v)
 	}
@@ -378,7 +378,7 @@ func TestCtxReceiveKeepsTicketedSender(t *testing.T) {
 // after Close (mayDeliver): it fails the receiver (failReceiver), which
 // must be woken to take a new ticket, at which it finds the channel closed.
 func TestSenderPastRoomRestartsParkedReceiver(t *testing.T) {
-	c := New[int](0)
+	c := newCells[int](0)
 	seg := c.sendSeg.Load()
 	s := c.s.Add(1) - 1 // a Send takes ticket 0 and pauses before its cell
 	if err := c.Close(); err != nil {
@@ -424,7 +424,7 @@ func TestSenderPastRoomRestartsParkedReceiver(t *testing.T) {
 // waiting this test hangs.)
 func TestTicketedSenderWaitEndsAtCloseAt(t *testing.T) {
 	for _, k := range []int{0, 1, Unbounded} {
-		c := New[int](k)
+		c := newCells[int](k)
 		end := openMark
 		if k >= 0 {
 			end = c.beginClose()
@@ -466,7 +466,7 @@ func TestTicketedSenderWaitEndsAtCloseAt(t *testing.T) {
 // second look, after its registration, must find the room and deliver (the
 // second look, sendCell); otherwise it would stay parked with room.
 func TestSecondLookFindsRoom(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}
@@ -508,7 +508,7 @@ func TestSecondLookFindsRoom(t *testing.T) {
 // next segment (past the bufSeg root) and move its value into the buffer.
 func TestImplicitExpansionClaimsParkedSender(t *testing.T) {
 	const capacity = 64
-	c := New[int](capacity)
+	c := newCells[int](capacity)
 	for v := range capacity {
 		if err := c.TrySend(v); err != nil {
 			t.Fatal(err)
@@ -550,7 +550,7 @@ func TestImplicitExpansionClaimsParkedSender(t *testing.T) {
 // after Close. Close's walk, which would fail the registration itself, has
 // not reached the cell yet (the test runs Close up to its walk by hand).
 func TestSecondLookAfterCloseFails(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}

@@ -101,6 +101,9 @@ func OnRecv[T any](c *Chan[T], f func(v T, ok bool)) Case {
 		return Case{}
 	}
 	c.mustBeMade()
+	if c.rb != nil {
+		return Case{k: &ringRecvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
+	}
 	return Case{k: &recvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
 }
 
@@ -111,6 +114,11 @@ func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
 		return Case{}
 	}
 	c.mustBeMade()
+	if c.rb != nil {
+		sc := &ringSendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}
+		sc.p = &sc.v
+		return Case{k: sc}
+	}
 	sc := &sendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}
 	sc.p = &sc.v
 	return Case{k: sc}
@@ -133,6 +141,9 @@ func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
 		return Case{}
 	}
 	c.mustBeMade()
+	if c.rb != nil {
+		return Case{k: &ringSendCase[T]{c: c, p: p, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
+	}
 	return Case{k: &sendCase[T]{c: c, p: p, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
 }
 

@@ -21,7 +21,7 @@ import (
 // cannot return before the paused sender writes its cell, so the test passes
 // however the goroutines are scheduled.
 func TestSelectRecvDoesNotTurnAwayTicketedSender(t *testing.T) {
-	c := New[int](1)
+	c := newCells[int](1)
 
 	// TrySend(7): room (S=0 < B=1), ticket 0, pauses before its cell.
 	if c.fullCheck(c.s.Load()) != roomYes {
@@ -89,7 +89,7 @@ func TestSelectRecvDoesNotTurnAwayTicketedSender(t *testing.T) {
 // schedule on an unbounded channel and checks the order of the values.
 func TestSelectRecvWaitsForTicketedSender(t *testing.T) {
 	for _, capacity := range []int{0, 1, 2, Unbounded} {
-		c := New[int](capacity)
+		c := newCells[int](capacity)
 		c.s.Add(1) // a sender holds ticket 0 and has not written its cell
 		want := capacity != 0
 		if got := c.waitsForSender(0, c.closeAt.Load(), modeSelect); got != want {
@@ -100,7 +100,7 @@ func TestSelectRecvWaitsForTicketedSender(t *testing.T) {
 		}
 	}
 
-	c := New[int](Unbounded)
+	c := newCells[int](Unbounded)
 	segA := c.sendSeg.Load()
 	tA := c.s.Add(1) - 1 // sender A holds ticket 0
 	if n := c.Len(); n != 1 {
@@ -135,12 +135,12 @@ func TestSelectRecvWaitsForTicketedSender(t *testing.T) {
 // callback runs over the same list finds the state the outer call has
 // given back before its callback, and gives it back in turn.
 func TestSelectKeepsStateInLeadCase(t *testing.T) {
-	c := New[int](Unbounded)
+	c := newCells[int](Unbounded)
 	got := 0
 	cases := []Case{
 		OnDone(nil, nil), // a signal case is never the lead
 		OnRecv(c, func(v int, _ bool) { got += v }),
-		OnRecv(New[int](0), nil),
+		OnRecv(newCells[int](0), nil),
 	}
 	lead := cases[1].k.reg()
 	send := func(v int) {

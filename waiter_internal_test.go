@@ -99,7 +99,7 @@ func TestWakeRace(t *testing.T) {
 func TestWithdrawnWaiterIsReset(t *testing.T) {
 	for _, op := range []string{"recv", "send"} {
 		t.Run(op, func(t *testing.T) {
-			c := New[int](0)
+			c := newCells[int](0)
 			h := c.Handle()
 			w := h.wr
 			if op == "send" {

@@ -1,0 +1,765 @@
+package chans
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/scalable-go/chans/internal/sched"
+)
+
+// The ring: the buffer of a buffered channel made while GOMAXPROCS is at
+// most ringMaxProcs. On one or two cores a channel gains nothing from the
+// cells' one fetch-and-add per operation, which pays off only where many
+// cores contend, and it pays for every cell with 17-18 bytes of garbage. The
+// ring allocates nothing per message: its slots are reused lap after lap.
+// Rendezvous and unbounded channels, and buffered channels made with more
+// Ps, use the cells (bounded.go).
+//
+// ===== Slots and positions =====
+//
+// Slot p mod n (n is the capacity) serves position p of the stream, and its
+// sequence number says for what:
+//
+//	2p        free: the send of position p may write it
+//	2p + 1    published: it holds the value of position p
+//	2(p + n)  freed by the receive of position p, for the send of p + n
+//
+// (With p, p + 1 and p + n instead, a one-slot ring could not tell a
+// published value from a freed slot.)
+//
+// Tail T counts the positions claimed by sends, with Close's bit (bit 63);
+// head H counts those claimed by receives. A send claims position t with a
+// compare-and-swap T: t → t + 1, allowed only while slot t shows 2t; a
+// receive claims position h with a compare-and-swap H: h → h + 1, allowed
+// only while slot h shows 2h + 1. The claimer then writes (or reads) the
+// value and stores the next sequence number.
+//
+// ===== Linearization points =====
+//
+// A send takes effect at its claim of T, a receive at its claim of H, so the
+// value of position p is the p-th sent and the p-th received: FIFO. Close
+// takes effect at its OR of the closed bit into T, after which no claim of
+// T succeeds. Between a claim and the store of the slot's sequence the slot
+// is in flight; an operation that meets a slot in flight waits for it
+// (yielding, never parking), since its claimer is running and a few
+// instructions from the store. So verdicts are exact: a send reports full
+// only if T - H reached the capacity at its load of H, a receive reports
+// empty (or closed and drained) only if T ≤ H at its load of T.
+//
+// ===== Waiting =====
+//
+// A send that finds the ring full parks on the send queue with its value,
+// behind any sender parked already; a receive that frees a slot while
+// senders are parked moves the oldest one's value into the ring (claiming
+// the position on its behalf: that send's linearization point, inside its
+// call) and wakes it. So parked senders are served in the order they parked.
+// A receive that finds the ring empty registers on the receive queue, looks
+// again, and parks; every send that publishes a value wakes the oldest
+// registered receive, which then looks again. A woken receive that finds the
+// ring empty again (another receive took the value) registers again; one
+// that leaves without looking (its context fired) passes the wake-up on.
+//
+// A select's case registers on the same queues, but nothing is handed to
+// it: a waker takes the registration off the queue and kicks the select
+// (kick: selDirty, see select.go), which then runs its registration pass
+// again, trying the case first. A select that leaves without trying a case
+// it was woken for passes the wake-up on, so that a value or a free slot
+// never waits while another operation is parked for it.
+//
+// ===== Invariants (checked at quiescent points by CheckInvariants) =====
+//
+//	H ≤ T (closed bit aside), T - H ≤ n
+//	quiescent ⟹ slot of each p in [H, T) shows 2p + 1, every other slot
+//	             shows 2(q) for the next position q it serves, both queues
+//	             are empty
+type ringBuf[T any] struct {
+	// tail and head are the channel's S and R, on lines of their own (Chan),
+	// so that TrySend's and TryRecv's quick verdicts (plainlyFull,
+	// plainlyEmpty) serve a ring unchanged; Close clears plainCap before it
+	// sets the closed bit, as it does for the cells.
+	tail *atomic.Uint64 // positions claimed by sends; bit 63: closed
+	head *atomic.Uint64 // positions claimed by receives
+
+	n     uint64 // the capacity, and the number of slots
+	slots []ringSlot[T]
+	sendq ringSendQ[T]
+	recvq ringRecvQ
+}
+
+// ringMaxProcs is the largest GOMAXPROCS at which New gives a buffered
+// channel a ring. Measured on 16 cores, the ring's compare-and-swap claims
+// made it 1.2x-2.8x slower than native channels from 4 Ps on, while on 1
+// and 2 it beat them (bench/results).
+var ringMaxProcs = 2
+
+type ringSlot[T any] struct {
+	seq atomic.Uint64
+	v   T
+}
+
+// ringRes is what a non-blocking ring step reports.
+type ringRes uint8
+
+const (
+	ringOK ringRes = iota
+	ringFull
+	ringEmpty
+	ringClosed
+)
+
+func newRingBuf[T any](n int, tail, head *atomic.Uint64) *ringBuf[T] {
+	rb := &ringBuf[T]{tail: tail, head: head, n: uint64(n), slots: make([]ringSlot[T], n)}
+	for i := range rb.slots {
+		rb.slots[i].seq.Store(2 * uint64(i)) // free for the send of position i
+	}
+	return rb
+}
+
+// trySend claims a position with room for v and publishes v there, or
+// reports full or closed. The verdicts hold at its last load of T (closed)
+// or of H (full).
+func (rb *ringBuf[T]) trySend(v T) ringRes {
+	for {
+		t := rb.tail.Load()
+		if t&closedBit != 0 {
+			return ringClosed
+		}
+		s := &rb.slots[t%rb.n]
+		seq := s.seq.Load()
+		sched.Point()
+		switch {
+		case seq == 2*t:
+			if rb.tail.CompareAndSwap(t, t+1) { // the send takes effect
+				sched.Point() // claimed, not published: partners wait
+				s.v = v
+				s.seq.Store(2*t + 1) // published
+				return ringOK
+			}
+		case seq < 2*t:
+			// The slot still serves position t - n. If H, loaded after,
+			// is at most t and t - H ≥ n, then T - H ≥ n held at the load
+			// of T too (H only grows), with the channel open: full there.
+			// If H is past t, the ring has moved on since T was loaded
+			// (t - H would wrap): look again. Else the receive of position
+			// t - n has claimed the slot and is freeing it: wait.
+			h := rb.head.Load()
+			switch {
+			case h > t:
+			case t-h >= rb.n:
+				return ringFull
+			default:
+				runtime.Gosched()
+			}
+		}
+		// seq > 2t: position t was claimed and published; T moved on.
+	}
+}
+
+// tryRecv claims the next position that holds a value and takes it, or
+// reports empty, or closed and drained. The verdicts hold at its last load
+// of T.
+func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
+	var zero T
+	for {
+		h := rb.head.Load()
+		s := &rb.slots[h%rb.n]
+		seq := s.seq.Load()
+		sched.Point()
+		switch {
+		case seq == 2*h+1:
+			if rb.head.CompareAndSwap(h, h+1) { // the receive takes effect
+				sched.Point() // claimed, not freed: senders of the next lap wait
+				v := s.v
+				s.v = zero
+				s.seq.Store(2 * (h + rb.n)) // free for the send of position h + n
+				return v, ringOK
+			}
+		case seq < 2*h+1:
+			// Position h is not published. If no send has claimed it,
+			// T ≤ h ≤ H at the load of T: empty there (and drained, if
+			// closed). Else its send is publishing it.
+			tw := rb.tail.Load()
+			if tw&counterMask <= h {
+				if tw&closedBit != 0 {
+					return zero, ringClosed
+				}
+				return zero, ringEmpty
+			}
+			runtime.Gosched()
+		}
+		// seq > 2h + 1: position h was received already; H moved on.
+	}
+}
+
+// afterSend wakes a registered receive, if any, for a value just published.
+func (rb *ringBuf[T]) afterSend() {
+	if rb.recvq.n.Load() != 0 {
+		rb.recvq.wakeOne()
+	}
+}
+
+// afterRecv lets parked senders into a slot just freed.
+func (rb *ringBuf[T]) afterRecv() {
+	if rb.sendq.n.Load() != 0 {
+		rb.handOff()
+	}
+}
+
+func (rb *ringBuf[T]) trySendErr(v T) error {
+	switch rb.trySend(v) {
+	case ringOK:
+		rb.afterSend()
+		return nil
+	case ringFull:
+		return ErrFull
+	}
+	return ErrClosed
+}
+
+func (rb *ringBuf[T]) tryRecvErr() (T, error) {
+	v, r := rb.tryRecv()
+	switch r {
+	case ringOK:
+		rb.afterRecv()
+		return v, nil
+	case ringEmpty:
+		return v, ErrEmpty
+	}
+	return v, ErrClosed
+}
+
+// close is Close: it takes effect at the OR of the closed bit into T.
+// plainCap is the channel's, cleared first: plainlyFull must not read the
+// closed bit as a full ring.
+func (rb *ringBuf[T]) close(plainCap *atomic.Uint64) error {
+	plainCap.Store(0)
+	if rb.tail.Or(closedBit)&closedBit != 0 {
+		return ErrClosed
+	}
+	sched.Point() // closed; parked senders not failed yet
+	// Parked senders: none of their values was claimed (a hand-off under
+	// way finds the bit and fails its sender the same way). A select's
+	// case is kicked: its next try finds the channel closed.
+	q := &rb.sendq
+	q.mu.Lock()
+	for q.ws.len() > 0 {
+		w := q.ws.pop()
+		q.n.Add(-1)
+		w.popped.Store(true)
+		if w.sc != nil {
+			kick(w.sc) // a buffered token at most: it does not block under the lock
+		} else {
+			w.res <- ringClosed
+		}
+	}
+	q.mu.Unlock()
+	rb.recvq.wakeAll() // they look again and find the channel closed, once drained
+	return nil
+}
+
+// len is Len: T - H at the load of H, with T the same before and after it.
+func (rb *ringBuf[T]) len() int {
+	for {
+		t := rb.tail.Load() & counterMask
+		sched.Point()
+		h := rb.head.Load()
+		sched.Point()
+		if rb.tail.Load()&counterMask == t {
+			return int(t - h)
+		}
+	}
+}
+
+// ===== Parked senders =====
+
+// ringSendW is a sender on the send queue: a plain send parked with its
+// value (res gets its outcome), or a select's send case (sc, kicked).
+type ringSendW[T any] struct {
+	res    chan ringRes // ringOK: the value is in the ring; ringClosed
+	v      T
+	sc     *selCall
+	popped atomic.Bool // taken off the queue by a waker or Close
+}
+
+type ringSendQ[T any] struct {
+	n    atomic.Int64 // senders parked or about to look again; read without the lock
+	mu   sync.Mutex
+	ws   waitList[*ringSendW[T]]
+	pool sync.Pool
+}
+
+// send is Send, giving up when done is closed (never, if done is nil).
+func (rb *ringBuf[T]) send(done <-chan struct{}, v T) error {
+	q := &rb.sendq
+	if q.n.Load() == 0 { // nobody parked: no one to pass
+		switch rb.trySend(v) {
+		case ringOK:
+			rb.afterSend()
+			return nil
+		case ringClosed:
+			return ErrClosed
+		}
+	}
+	q.mu.Lock()
+	// Announce, then look again: a receive that frees a slot after this
+	// look loads n after the announcement and hands off under the lock; one
+	// that freed it before lets this look succeed. With others parked
+	// ahead, the hand-offs serve them first.
+	q.n.Add(1)
+	sched.Point()
+	r := ringFull
+	if q.ws.len() == 0 {
+		r = rb.trySend(v)
+	} else if rb.tail.Load()&closedBit != 0 {
+		r = ringClosed // Close has failed the queue, or waits for this lock to
+	}
+	if r != ringFull {
+		q.n.Add(-1)
+		q.mu.Unlock()
+		if r == ringClosed {
+			return ErrClosed
+		}
+		rb.afterSend()
+		return nil
+	}
+	w, _ := q.pool.Get().(*ringSendW[T])
+	if w == nil {
+		w = &ringSendW[T]{res: make(chan ringRes, 1)}
+	}
+	w.v = v
+	w.popped.Store(false)
+	q.ws.push(w)
+	q.mu.Unlock()
+
+	select {
+	case r = <-w.res:
+	case <-done:
+		if q.remove(w) {
+			rb.putSendW(w)
+			return errCancelled // nothing claimed on its behalf
+		}
+		r = <-w.res // a hand-off or Close took it first
+	}
+	rb.putSendW(w)
+	if r == ringClosed {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (rb *ringBuf[T]) putSendW(w *ringSendW[T]) {
+	var zero T
+	w.v = zero
+	rb.sendq.pool.Put(w)
+}
+
+// add puts the send case of the select using sc on the queue. w.sc is
+// written and read under the lock: a waker that took w off the queue in an
+// earlier round may still be kicking.
+func (q *ringSendQ[T]) add(w *ringSendW[T], sc *selCall) {
+	q.mu.Lock()
+	w.sc = sc
+	w.popped.Store(false)
+	q.ws.push(w)
+	q.n.Add(1)
+	q.mu.Unlock()
+}
+
+// remove takes w off the queue and reports whether it was there; if not, a
+// waker or Close took it first.
+func (q *ringSendQ[T]) remove(w *ringSendW[T]) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ws.remove(w) {
+		q.n.Add(-1)
+		return true
+	}
+	return false
+}
+
+// handOff moves the values of parked senders into the ring while it has
+// room, oldest first, each send taking effect at its claim, and wakes their
+// senders; a Close in the way fails them. A select's send case on the queue
+// is kicked instead, and the slot it may take is left to it: the hand-off
+// goes past it only while the ring has room beyond the slots left to the
+// selects it kicked. A kicked select that sends nothing passes the
+// hand-off on, so a free slot never waits while a sender is parked.
+func (rb *ringBuf[T]) handOff() {
+	q := &rb.sendq
+	q.mu.Lock()
+	moved, kicked := 0, uint64(0)
+	for q.ws.len() > 0 {
+		w := q.ws.front()
+		if w.sc == nil {
+			if kicked > 0 {
+				t := rb.tail.Load() & counterMask
+				if h := rb.head.Load(); h <= t && rb.n-(t-h) <= kicked {
+					break // the room left is the kicked selects'
+				}
+			}
+			r := rb.trySend(w.v)
+			if r == ringFull {
+				break // a send that was not parked took the slot; the next receive hands off
+			}
+			if r == ringOK {
+				moved++
+			}
+			w.res <- r
+		}
+		q.ws.pop()
+		q.n.Add(-1)
+		w.popped.Store(true) // before the kick: the select then finds its case off the queue
+		if w.sc != nil {
+			kick(w.sc) // a buffered token at most: it does not block under the lock
+			kicked++
+		}
+	}
+	q.mu.Unlock()
+	for ; moved > 0; moved-- {
+		rb.afterSend()
+	}
+}
+
+// ===== Parked receivers =====
+
+// ringRecvW is a receiver on the receive queue: a plain receive (wake gets a
+// token) or a select's receive case (sc, kicked).
+type ringRecvW struct {
+	wake   chan struct{}
+	sc     *selCall
+	popped atomic.Bool // taken off the queue by a waker
+}
+
+type ringRecvQ struct {
+	n    atomic.Int64 // registered receivers; read without the lock
+	mu   sync.Mutex
+	ws   waitList[*ringRecvW]
+	pool sync.Pool
+}
+
+// add registers w; sc is the select whose case it is, nil for a plain
+// receive. w.sc is written and read under the lock: a waker that took w off
+// the queue in an earlier round may still be waking it.
+func (q *ringRecvQ) add(w *ringRecvW, sc *selCall) {
+	q.mu.Lock()
+	w.sc = sc
+	w.popped.Store(false)
+	q.ws.push(w)
+	q.n.Add(1)
+	q.mu.Unlock()
+}
+
+// remove takes w off the queue and reports whether it was there; if not, a
+// wake-up is on its way to it.
+func (q *ringRecvQ) remove(w *ringRecvW) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ws.remove(w) {
+		q.n.Add(-1)
+		return true
+	}
+	return false
+}
+
+// wakeOne wakes the longest-registered receiver, if any.
+func (q *ringRecvQ) wakeOne() {
+	q.mu.Lock()
+	if q.ws.len() == 0 {
+		q.mu.Unlock()
+		return
+	}
+	w := q.ws.pop()
+	q.n.Add(-1)
+	w.popped.Store(true)
+	sc := w.sc
+	q.mu.Unlock()
+	wakeRecv(w, sc)
+}
+
+// wakeAll wakes every registered receiver (Close). The tokens and kicks
+// are buffered: they do not block under the lock.
+func (q *ringRecvQ) wakeAll() {
+	q.mu.Lock()
+	for q.ws.len() > 0 {
+		w := q.ws.pop()
+		q.n.Add(-1)
+		w.popped.Store(true)
+		wakeRecv(w, w.sc)
+	}
+	q.mu.Unlock()
+}
+
+// wakeRecv wakes a receiver taken off the queue: a plain one gets a token,
+// a select's case, whose select is sc, a kick.
+func wakeRecv(w *ringRecvW, sc *selCall) {
+	if sc != nil {
+		kick(sc)
+	} else {
+		w.wake <- struct{}{}
+	}
+}
+
+// waitList is the FIFO of a queue, used under the queue's lock. It reuses
+// its array: a pop advances the head, and a push that finds the array full
+// moves the entries to its front first, so steady traffic allocates nothing.
+type waitList[W comparable] struct {
+	buf  []W
+	head int
+}
+
+func (l *waitList[W]) len() int { return len(l.buf) - l.head }
+func (l *waitList[W]) front() W { return l.buf[l.head] }
+
+func (l *waitList[W]) push(w W) {
+	if l.head > 0 && len(l.buf) == cap(l.buf) {
+		n := copy(l.buf, l.buf[l.head:])
+		clear(l.buf[n:])
+		l.buf, l.head = l.buf[:n], 0
+	}
+	l.buf = append(l.buf, w)
+}
+
+func (l *waitList[W]) pop() W {
+	var zero W
+	w := l.buf[l.head]
+	l.buf[l.head] = zero
+	if l.head++; l.head == len(l.buf) {
+		l.buf, l.head = l.buf[:0], 0
+	}
+	return w
+}
+
+// remove takes w out and reports whether it was there.
+func (l *waitList[W]) remove(w W) bool {
+	for i := l.head; i < len(l.buf); i++ {
+		if l.buf[i] == w {
+			var zero W
+			copy(l.buf[i:], l.buf[i+1:])
+			l.buf[len(l.buf)-1] = zero
+			l.buf = l.buf[:len(l.buf)-1]
+			if l.head == len(l.buf) {
+				l.buf, l.head = l.buf[:0], 0
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// recv is Recv, giving up when done is closed (never, if done is nil).
+func (rb *ringBuf[T]) recv(done <-chan struct{}) (T, error) {
+	q := &rb.recvq
+	for {
+		v, r := rb.tryRecv()
+		if r != ringEmpty {
+			return rb.received(v, r)
+		}
+		w, _ := q.pool.Get().(*ringRecvW)
+		if w == nil {
+			w = &ringRecvW{wake: make(chan struct{}, 1)}
+		}
+		q.add(w, nil)
+		sched.Point()
+		// Look again after registering: a send that published before
+		// this look is seen by it; one after it finds the registration.
+		if v, r = rb.tryRecv(); r != ringEmpty {
+			if !q.remove(w) {
+				<-w.wake
+				rb.afterSend() // the wake-up was for a value: pass it on
+			}
+			q.pool.Put(w)
+			return rb.received(v, r)
+		}
+		select {
+		case <-w.wake:
+			q.pool.Put(w)
+		case <-done:
+			if q.remove(w) {
+				q.pool.Put(w)
+				var zero T
+				return zero, errCancelled
+			}
+			<-w.wake
+			q.pool.Put(w)
+			// Woken as done fired: take what needs no waiting, or pass
+			// the wake-up on to another receiver.
+			if v, r = rb.tryRecv(); r != ringEmpty {
+				return rb.received(v, r)
+			}
+			rb.afterSend()
+			var zero T
+			return zero, errCancelled
+		}
+	}
+}
+
+// received finishes a receive whose tryRecv did not report empty.
+func (rb *ringBuf[T]) received(v T, r ringRes) (T, error) {
+	if r == ringClosed {
+		return v, ErrClosed
+	}
+	rb.afterRecv()
+	return v, nil
+}
+
+// sendContext and recvContext are SendContext and RecvContext: with ctx
+// done already they only try.
+func (rb *ringBuf[T]) sendContext(ctx context.Context, v T) error {
+	if err := ctx.Err(); err != nil {
+		if e := rb.trySendErr(v); e != ErrFull {
+			return e
+		}
+		return err
+	}
+	if err := rb.send(ctx.Done(), v); err != errCancelled {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (rb *ringBuf[T]) recvContext(ctx context.Context) (T, error) {
+	if err := ctx.Err(); err != nil {
+		v, e := rb.tryRecvErr()
+		if e == ErrEmpty {
+			e = err
+		}
+		return v, e
+	}
+	v, err := rb.recv(ctx.Done())
+	if err == errCancelled {
+		err = ctx.Err()
+	}
+	return v, err
+}
+
+// ===== Batches =====
+
+// sendMany is SendMany and SendManyContext: runs of values go in with one
+// claim each (sendRun), and where the ring is full one Send waits.
+func (rb *ringBuf[T]) sendMany(ctx context.Context, vs []T) (int, error) {
+	n := 0
+	for n < len(vs) {
+		if rb.sendq.n.Load() == 0 { // a batch does not pass parked senders
+			if k := rb.sendRun(vs[n:]); k > 0 {
+				n += k
+				continue
+			}
+		}
+		var err error
+		if ctx.Done() != nil {
+			err = rb.sendContext(ctx, vs[n])
+		} else {
+			err = rb.send(nil, vs[n])
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// sendRun claims, with one compare-and-swap on T, the free positions
+// t, t+1, ... for a prefix of vs, at most len(vs) and no more than the room
+// at its load of H, and publishes the values; the run takes effect at the
+// claim, as that many Sends in a row. It returns the run's length, 0 if the
+// ring was full or closed, or its next slot not free yet.
+func (rb *ringBuf[T]) sendRun(vs []T) int {
+	for {
+		t := rb.tail.Load()
+		if t&closedBit != 0 {
+			return 0
+		}
+		h := rb.head.Load()
+		if h > t || t-h >= rb.n {
+			return 0 // moved on since the load of T, or full: the caller sends one
+		}
+		k := min(uint64(len(vs)), rb.n-(t-h))
+		for i := range k { // the positions whose slots are free; the rest wait for their receivers
+			if rb.slots[(t+i)%rb.n].seq.Load() != 2*(t+i) {
+				k = i
+				break
+			}
+		}
+		if k == 0 {
+			return 0
+		}
+		sched.Point()
+		if !rb.tail.CompareAndSwap(t, t+k) { // the run takes effect
+			continue
+		}
+		sched.Point()
+		for i := range k {
+			s := &rb.slots[(t+i)%rb.n]
+			s.v = vs[i]
+			s.seq.Store(2*(t+i) + 1)
+		}
+		for i := uint64(0); i < k && rb.recvq.n.Load() != 0; i++ {
+			rb.recvq.wakeOne()
+		}
+		return int(k)
+	}
+}
+
+// recvMany is RecvMany, RecvManyContext and (try) TryRecvMany: one receive
+// that may wait, unless a run is there already, then a run of what is
+// available.
+func (rb *ringBuf[T]) recvMany(ctx context.Context, dst []T, try bool) (int, error) {
+	if len(dst) == 0 {
+		return 0, nil
+	}
+	if k := rb.recvRun(dst); k > 0 {
+		return k, nil
+	}
+	var v T
+	var err error
+	switch {
+	case try:
+		v, err = rb.tryRecvErr()
+	case ctx.Done() != nil:
+		v, err = rb.recvContext(ctx)
+	default:
+		v, err = rb.recv(nil)
+	}
+	if err != nil {
+		return 0, err
+	}
+	dst[0] = v
+	return 1 + rb.recvRun(dst[1:]), nil
+}
+
+// recvRun claims, with one compare-and-swap on H, the published positions
+// h, h+1, ..., at most len(dst), and takes their values into dst; the run
+// takes effect at the claim, as that many Recvs in a row. It returns the
+// run's length, 0 if position h is not published.
+func (rb *ringBuf[T]) recvRun(dst []T) int {
+	var zero T
+	for {
+		h := rb.head.Load()
+		k := uint64(len(dst))
+		for i := range k {
+			if rb.slots[(h+i)%rb.n].seq.Load() != 2*(h+i)+1 {
+				k = i
+				break
+			}
+		}
+		if k == 0 {
+			return 0
+		}
+		sched.Point()
+		if !rb.head.CompareAndSwap(h, h+k) { // the run takes effect
+			continue
+		}
+		sched.Point()
+		for i := range k {
+			s := &rb.slots[(h+i)%rb.n]
+			dst[i] = s.v
+			s.v = zero
+			s.seq.Store(2 * (h + i + rb.n))
+		}
+		rb.afterRecv()
+		return int(k)
+	}
+}

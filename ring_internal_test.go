@@ -1,0 +1,282 @@
+package chans
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// CHANS_BACKEND picks the buffer of the buffered channels the tests make:
+// "cells" for the cells at any GOMAXPROCS, "ring" for a ring at any
+// GOMAXPROCS; unset, New decides by GOMAXPROCS, as it does for users.
+func init() {
+	switch os.Getenv("CHANS_BACKEND") {
+	case "cells":
+		ringMaxProcs = 0
+	case "ring":
+		ringMaxProcs = 1 << 30
+	case "":
+	default:
+		panic("CHANS_BACKEND: want cells or ring")
+	}
+}
+
+// checkInvariants is CheckInvariants for a channel with a ring.
+func (rb *ringBuf[T]) checkInvariants() error {
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	tw, h := rb.tail.Load(), rb.head.Load()
+	t := tw & counterMask
+	if h > t || t-h > rb.n {
+		fail("H = %d, T = %d with %d slots", h, t, rb.n)
+	}
+	for p := h; p < h+rb.n; p++ {
+		seq := rb.slots[p%rb.n].seq.Load()
+		want := 2 * p // free for the send of p
+		if p < t {
+			want = 2*p + 1 // published
+		}
+		if seq != want {
+			fail("slot of position %d: sequence %d, want %d", p, seq, want)
+		}
+	}
+	if n := rb.sendq.n.Load(); n != 0 || rb.sendq.ws.len() != 0 {
+		fail("quiescent, but %d senders (%d entries) on the send queue", n, rb.sendq.ws.len())
+	}
+	if n := rb.recvq.n.Load(); n != 0 || rb.recvq.ws.len() != 0 {
+		fail("quiescent, but %d receivers (%d entries) on the receive queue", n, rb.recvq.ws.len())
+	}
+	if errs == nil {
+		return nil
+	}
+	return fmt.Errorf("ring invariants (T %#x, H %d): %s", tw, h, strings.Join(errs, "; "))
+}
+
+// newCells is New with cells whatever GOMAXPROCS, for the tests of the cell
+// protocol; newRing is New with a ring (capacity > 0).
+func newCells[T any](capacity int) *Chan[T] {
+	return newChan[T](capacity, false, runtime.GOMAXPROCS(0))
+}
+
+func newRing[T any](capacity int) *Chan[T] {
+	return newChan[T](capacity, true, runtime.GOMAXPROCS(0))
+}
+
+// parkedSenders is the number of senders parked on c's ring, or about to
+// park after a last look at it.
+func parkedSenders[T any](c *Chan[T]) int { return int(c.rb.sendq.n.Load()) }
+
+// TestRingParkedSendersFirst checks that senders parked on a full ring are
+// served in the order they parked, before any send that began after them:
+// a send that starts once another is parked must not take a slot that a
+// receive freed for the parked one. Each round fills the channel, parks one
+// sender, then races a receiver against a second sender that starts after
+// the first parked.
+func TestRingParkedSendersFirst(t *testing.T) {
+	for _, k := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("cap=%d", k), func(t *testing.T) {
+			for round := range 2000 {
+				c := newRing[int](k)
+				for i := range k {
+					if err := c.TrySend(i); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var wg sync.WaitGroup
+				wg.Add(2)
+				go func() { defer wg.Done(); c.Send(100) }() // parks: the channel is full
+				for parkedSenders(c) == 0 {
+					runtime.Gosched()
+				}
+				go func() { defer wg.Done(); c.Send(200) }() // starts after 100 parked
+				for i := range k {
+					if v, _ := c.Recv(); v != i {
+						t.Fatalf("round %d: got %d, want %d", round, v, i)
+					}
+				}
+				a, _ := c.Recv()
+				b, _ := c.Recv()
+				wg.Wait()
+				if a != 100 || b != 200 {
+					t.Fatalf("round %d: after the buffered values got %d then %d, want 100 then 200", round, a, b)
+				}
+			}
+		})
+	}
+}
+
+// TestRingCloseFailsParkedSenders checks that Close fails the senders
+// parked on a full ring, with no receive to rescue them, and that their
+// values are never received.
+func TestRingCloseFailsParkedSenders(t *testing.T) {
+	for _, k := range []int{1, 2, 64} {
+		t.Run(fmt.Sprintf("cap=%d", k), func(t *testing.T) {
+			c := newRing[int](k)
+			for i := range k {
+				if err := c.TrySend(i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			const parked = 5
+			errs := make(chan error, parked)
+			for i := range parked {
+				go func() { errs <- c.Send(1000 + i) }()
+			}
+			for parkedSenders(c) < parked {
+				runtime.Gosched()
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for range parked {
+				if err := <-errs; err != ErrClosed {
+					t.Fatalf("parked Send after Close: %v, want ErrClosed", err)
+				}
+			}
+			for i := range k {
+				if v, ok := c.Recv(); !ok || v != i {
+					t.Fatalf("Recv %d: %d, %v", i, v, ok)
+				}
+			}
+			if v, ok := c.Recv(); ok {
+				t.Fatalf("Recv after drain: %d, want closed", v)
+			}
+		})
+	}
+}
+
+// onOneP runs f with GOMAXPROCS 1, so that a goroutine made runnable by f
+// runs only when f blocks.
+func onOneP(t *testing.T, f func()) {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f()
+}
+
+// TestRingSelectPassesWakeOn checks that a select woken for a value on a
+// ring, which leaves without taking it (its context is done), passes the
+// wake-up on to the next parked receiver: otherwise that receiver would
+// stay parked with the value in the channel.
+func TestRingSelectPassesWakeOn(t *testing.T) {
+	onOneP(t, func() {
+		c := newRing[int](1)
+		ctx, cancel := context.WithCancel(context.Background())
+		sel := make(chan error, 1)
+		go func() {
+			_, err := SelectContext(ctx, OnRecv(c, nil))
+			sel <- err
+		}()
+		for c.rb.recvq.n.Load() != 1 { // the select registered
+			runtime.Gosched()
+		}
+		got := make(chan int, 1)
+		go func() { v, _ := c.Recv(); got <- v }()
+		for c.rb.recvq.n.Load() != 2 { // then the plain receive
+			runtime.Gosched()
+		}
+		if r := c.rb.trySend(7); r != ringOK { // a value, with nobody woken yet
+			t.Fatalf("trySend: %v", r)
+		}
+		cancel()
+		c.rb.recvq.wakeOne() // the value's wake-up goes to the select, the oldest
+		if err := <-sel; err != context.Canceled {
+			t.Fatalf("SelectContext = %v, want context.Canceled", err)
+		}
+		if n := c.rb.recvq.n.Load(); n != 0 {
+			t.Fatalf("the select left with its wake-up: %d receiver still registered, the value unclaimed", n)
+		}
+		if v := <-got; v != 7 {
+			t.Fatalf("Recv = %d, want 7", v)
+		}
+	})
+}
+
+// TestRingSelectPassesHandOffOn is TestRingSelectPassesWakeOn for a select
+// woken for a free slot: the parked sender behind it gets the slot.
+func TestRingSelectPassesHandOffOn(t *testing.T) {
+	onOneP(t, func() {
+		c := newRing[int](1)
+		if err := c.TrySend(1); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		sel := make(chan error, 1)
+		go func() {
+			_, err := SelectContext(ctx, OnSend(c, 2, nil))
+			sel <- err
+		}()
+		for parkedSenders(c) != 1 { // the select registered
+			runtime.Gosched()
+		}
+		sent := make(chan error, 1)
+		go func() { sent <- c.Send(3) }()
+		for parkedSenders(c) != 2 { // then the plain send
+			runtime.Gosched()
+		}
+		if v, r := c.rb.tryRecv(); r != ringOK || v != 1 { // a free slot, with nobody handed it yet
+			t.Fatalf("tryRecv = %d, %v", v, r)
+		}
+		cancel()
+		c.rb.handOff() // the slot goes to the select, the oldest
+		if err := <-sel; err != context.Canceled {
+			t.Fatalf("SelectContext = %v, want context.Canceled", err)
+		}
+		if n := parkedSenders(c); n != 0 {
+			t.Fatalf("the select left with the hand-off: %d sender still parked with a free slot", n)
+		}
+		if err := <-sent; err != nil {
+			t.Fatalf("Send = %v", err)
+		}
+		if v, _ := c.Recv(); v != 3 {
+			t.Fatalf("Recv = %d, want 3", v)
+		}
+	})
+}
+
+// TestRingSelectRetriesWhenWoken checks that a select whose ring case a
+// waker took off the queue tries the case again rather than parking on a
+// registration that is gone: woken for a free slot (a receive's hand-off)
+// it sends, woken for a value (a send's wake-up) it receives.
+func TestRingSelectRetriesWhenWoken(t *testing.T) {
+	for _, send := range []bool{true, false} {
+		onOneP(t, func() {
+			c := newRing[int](1)
+			var s *Selector
+			if send {
+				if err := c.TrySend(1); err != nil {
+					t.Fatal(err)
+				}
+				s = NewSelector(OnSend(c, 2, nil))
+			} else {
+				s = NewSelector(OnRecv(c, nil))
+			}
+			done := make(chan int, 1)
+			go func() { done <- s.Select() }()
+			for s.sc.st.state.Load() != selWaiting { // registered and parked
+				runtime.Gosched()
+			}
+			if send {
+				c.rb.tryRecv() // a free slot, handed to nobody yet
+				c.rb.handOff()
+			} else {
+				c.rb.trySend(1) // a value, nobody woken yet
+				c.rb.recvq.wakeOne()
+			}
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if s.sc.st.state.Load() == selWaiting {
+					t.Fatalf("send %v: the woken select parked again on a registration no waker holds", send)
+				}
+				runtime.Gosched()
+			}
+		})
+	}
+}
