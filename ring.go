@@ -676,13 +676,7 @@ func (rb *ringBuf[T]) sendRun(vs []T) int {
 		if h > t || t-h >= rb.n {
 			return 0 // moved on since the load of T, or full: the caller sends one
 		}
-		k := min(uint64(len(vs)), rb.n-(t-h))
-		for i := range k { // the positions whose slots are free; the rest wait for their receivers
-			if rb.slots[(t+i)%rb.n].seq.Load() != 2*(t+i) {
-				k = i
-				break
-			}
-		}
+		k := rb.runLen(t, min(uint64(len(vs)), rb.n-(t-h)), 0) // free slots; the rest wait for their receivers
 		if k == 0 {
 			return 0
 		}
@@ -738,13 +732,7 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 	var zero T
 	for {
 		h := rb.head.Load()
-		k := uint64(len(dst))
-		for i := range k {
-			if rb.slots[(h+i)%rb.n].seq.Load() != 2*(h+i)+1 {
-				k = i
-				break
-			}
-		}
+		k := rb.runLen(h, min(uint64(len(dst)), rb.n), 1) // published slots
 		if k == 0 {
 			return 0
 		}
@@ -762,4 +750,16 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 		rb.afterRecv()
 		return int(k)
 	}
+}
+
+// runLen returns how many of the positions p, p+1, ..., at most max (≤ n),
+// have slots whose sequence numbers say free (published = 0) or published
+// (published = 1) for them, counting up to the first that does not.
+func (rb *ringBuf[T]) runLen(p, max, published uint64) uint64 {
+	for i := range max {
+		if rb.slots[(p+i)%rb.n].seq.Load() != 2*(p+i)+published {
+			return i
+		}
+	}
+	return max
 }
