@@ -259,15 +259,20 @@ func (rb *ringBuf[T]) close(plainCap *atomic.Uint64) error {
 	return nil
 }
 
-// len is Len: T - H at the load of H, with T the same before and after it.
+// len is Len: T - H at the load of H, with T the same before and after it
+// (a double collect). After lenTries rounds in which sends moved T, it
+// returns its last count, clamped to [0, n], as the cells' Len does.
 func (rb *ringBuf[T]) len() int {
-	for {
+	for try := 0; ; try++ {
 		t := rb.tail.Load() & counterMask
 		sched.Point()
 		h := rb.head.Load()
 		sched.Point()
-		if rb.tail.Load()&counterMask == t {
-			return int(t - h)
+		if rb.tail.Load()&counterMask == t || try >= lenTries {
+			if h > t {
+				return 0
+			}
+			return int(min(t-h, rb.n))
 		}
 	}
 }
