@@ -54,7 +54,9 @@ import (
 // behind any sender parked already; a receive that frees a slot while
 // senders are parked moves the oldest one's value into the ring (claiming
 // the position on its behalf: that send's linearization point, inside its
-// call) and wakes it. So parked senders are served in the order they parked.
+// call) and wakes it. So parked senders are served in the order they parked
+// (a TrySend or a select's send case that comes as a slot is freed may take
+// it first; the parked senders then wait for the next receive).
 // A receive that finds the ring empty registers on the receive queue, looks
 // again, and parks; every send that publishes a value wakes the oldest
 // registered receive, which then looks again. A woken receive that finds the
@@ -259,16 +261,16 @@ func (rb *ringBuf[T]) close(plainCap *atomic.Uint64) error {
 	return nil
 }
 
-// len is Len: T - H at the load of H, with T the same before and after it
-// (a double collect). After lenTries rounds in which sends moved T, it
-// returns its last count, clamped to [0, n], as the cells' Len does.
+// len is Len: T - H at the load of T, with H the same before and after it
+// (a double collect: H only grows). After lenTries rounds in which receives
+// moved H, it returns its last count, as the cells' Len does.
 func (rb *ringBuf[T]) len() int {
 	for try := 0; ; try++ {
-		t := rb.tail.Load() & counterMask
-		sched.Point()
 		h := rb.head.Load()
 		sched.Point()
-		if rb.tail.Load()&counterMask == t || try >= lenTries {
+		t := rb.tail.Load() & counterMask
+		sched.Point()
+		if rb.head.Load() == h || try >= lenTries {
 			if h > t {
 				return 0
 			}

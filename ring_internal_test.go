@@ -280,3 +280,37 @@ func TestRingSelectRetriesWhenWoken(t *testing.T) {
 		})
 	}
 }
+
+// TestRingSenderBehindSelectCase checks that a plain send that parked,
+// without a look at the ring, behind a select's send case that had
+// registered but not yet tried, is not left parked when that case takes
+// one slot of several: the case passes the hand-off on.
+func TestRingSenderBehindSelectCase(t *testing.T) {
+	c := newRing[int](2)
+	var call selCall
+	call.init()
+	call.st.state.Store(selReg)
+	k := OnSend(c, 1, nil).k.(*ringSendCase[int])
+	c.rb.sendq.add(&k.e, &call) // the first step of register: on the queue, no try yet
+	k.in = true
+	sent := make(chan error, 1)
+	go func() { sent <- c.Send(2) }()
+	for parkedSenders(c) != 2 { // the plain send queued behind the case
+		runtime.Gosched()
+	}
+	if !k.try() { // the second step: room for the case
+		t.Fatal("the case's try found the ring full")
+	}
+	k.takeBack()
+	if n := parkedSenders(c); n != 0 {
+		t.Fatalf("after the case took one slot of two: %d sender parked, Len %d of 2", n, c.Len())
+	}
+	if err := <-sent; err != nil {
+		t.Fatalf("Send = %v", err)
+	}
+	for want := 1; want <= 2; want++ {
+		if v, _ := c.Recv(); v != want {
+			t.Fatalf("Recv = %d, want %d", v, want)
+		}
+	}
+}

@@ -155,11 +155,14 @@ func (sc *ringSendCase[T]) register(call *selCall, j int) bool {
 	return true
 }
 
+// takeBack takes the registration off the queue and always passes the
+// hand-off on: plain senders that came while the case was queued and had
+// not tried yet parked behind it without a look at the ring (ring.go,
+// send), and the slot this case did not take may be theirs.
 func (sc *ringSendCase[T]) takeBack() {
 	sc.in = false
-	if !sc.c.rb.sendq.remove(&sc.e) {
-		sc.c.rb.afterRecv()
-	}
+	sc.c.rb.sendq.remove(&sc.e)
+	sc.c.rb.afterRecv()
 }
 
 func (sc *ringSendCase[T]) registered() bool { return sc.in }
