@@ -48,7 +48,7 @@ func TestLinzBatch(t *testing.T) {
 				if linzSelects && seed%2 == 1 {
 					cfg.Select = linzSelect(c)
 				}
-				h := linz.Run(cfg, linzErrs, c, linzOps(c))
+				h := linz.Run(cfg, linzErrs, linzChan{c}, linzOps(c))
 				if err := chans.CheckInvariants(c); err != nil {
 					t.Fatalf("seed %d: after the history: %v", seed, err)
 				}

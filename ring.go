@@ -270,7 +270,10 @@ func (rb *ringBuf[T]) len() int {
 		sched.Point()
 		t := rb.tail.Load() & counterMask
 		sched.Point()
-		if rb.head.Load() == h || try >= lenTries {
+		if stable := rb.head.Load() == h; stable || try == lenTries {
+			if !stable && lenGaveUp != nil {
+				lenGaveUp()
+			}
 			if h > t {
 				return 0
 			}
