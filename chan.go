@@ -109,7 +109,7 @@ type Chan[T any] struct {
 // k > 0 for a channel buffering up to k values, or Unbounded. Any other
 // negative capacity panics.
 //
-// A buffered channel made while GOMAXPROCS is 1 or 2 takes room for its
+// A buffered channel made while GOMAXPROCS is 1 takes room for its
 // capacity at once, as make(chan T, k) does, and allocates nothing after;
 // made with more Ps, it takes memory as values arrive and the garbage
 // collector reclaims it (see "How it works" in the package documentation).
@@ -168,7 +168,7 @@ func (c *Chan[T]) Handle() *Handle[T] {
 // in speed too: on the machines measured (2 cores), a Handle was as fast as
 // the Chan's methods on every row, parking ones included, and no faster, so
 // code that has no other reason to hold one should use the Chan's methods.
-// On a buffered channel made while GOMAXPROCS was 1 or 2, which parks its
+// On a buffered channel made while GOMAXPROCS was 1, which parks its
 // operations on queues of its own, a Handle's methods are the Chan's.
 //
 // A Handle is safe for use by several goroutines at once: an operation that

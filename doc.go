@@ -66,8 +66,8 @@
 // on steroids". bounded.go has the table of cell histories; select.go the
 // select protocol.
 //
-// A buffered channel made while GOMAXPROCS is 1 or 2 keeps its values in a
-// ring instead: capacity slots reused lap after lap, each with a sequence
+// A buffered channel made while GOMAXPROCS is 1 keeps its values in a ring
+// instead: capacity slots reused lap after lap, each with a sequence
 // number saying which position of the stream it serves, as in Dmitry
 // Vyukov's "Bounded MPMC queue". A send claims the next position with one
 // compare-and-swap on a tail counter, a receive with one on a head counter,
@@ -76,10 +76,11 @@
 // moves the oldest parked sender's value in, so parked senders are served
 // in the order they came; a receiver that finds it empty parks on another
 // queue, and each send wakes the oldest. A select's case waits on the same
-// queues and is woken to try again. On one or two cores these claims cost
-// less than the cells and allocate nothing; with more cores the
-// compare-and-swaps are retried more and more often, so a channel made with
-// more Ps uses the cells (ring.go has the details). The choice is made once,
+// queues and is woken to try again. On one P these claims cost less than
+// the cells and allocate nothing; with more Ps the compare-and-swaps are
+// retried, and parking through the queues costs more than the cells' own
+// hand-offs, so a channel made with more Ps uses the cells (ring.go has the
+// details). The choice is made once,
 // by New; the guarantees above are the same either way.
 //
 // Operations on cells do not allocate in steady state apart from segments,

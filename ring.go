@@ -10,12 +10,12 @@ import (
 )
 
 // The ring: the buffer of a buffered channel made while GOMAXPROCS is at
-// most ringMaxProcs. On one or two cores a channel gains nothing from the
-// cells' one fetch-and-add per operation, which pays off only where many
-// cores contend, and it pays for every cell with 17-18 bytes of garbage. The
-// ring allocates nothing per message: its slots are reused lap after lap.
-// Rendezvous and unbounded channels, and buffered channels made with more
-// Ps, use the cells (bounded.go).
+// most ringMaxProcs (1). On one P a channel gains nothing from the cells'
+// one fetch-and-add per operation, which pays off where cores contend, and
+// it pays for every cell with 17-18 bytes of garbage. The ring allocates
+// nothing per message: its slots are reused lap after lap. Rendezvous and
+// unbounded channels, and buffered channels made with more Ps, use the
+// cells (bounded.go).
 //
 // ===== Slots and positions =====
 //
@@ -91,10 +91,15 @@ type ringBuf[T any] struct {
 }
 
 // ringMaxProcs is the largest GOMAXPROCS at which New gives a buffered
-// channel a ring. Measured on 16 cores, the ring's compare-and-swap claims
-// made it 1.2x-2.8x slower than native channels from 4 Ps on, while on 1
-// and 2 it beat them (bench/results).
-var ringMaxProcs = 2
+// channel a ring. At GOMAXPROCS 1 the ring was at or below native channels
+// on every buffered row, where the cells were up to 1.86x; at 2 it won the
+// uncontended pair and select loops but lost the producer/consumer rows
+// with work and with 1000 goroutines to the cells (0.78x-1.12x against
+// 0.51x-0.70x), whose fetch-and-adds never retry and whose parked
+// operations are often claimed before they block; on 16 cores it was
+// 1.2x-2.8x native from 4 Ps on (bench/results: ring-2core-591c3c1,
+// sweep-16core-b9cd63c).
+var ringMaxProcs = 1
 
 type ringSlot[T any] struct {
 	seq atomic.Uint64

@@ -62,7 +62,7 @@ type step struct {
 var perturbed = []string{"test", "-count=1", "-short", "-timeout", "300s", "-tags", "chans_smallseg,chans_perturb", "."}
 
 // cells makes every channel the tests make use the cells (without it,
-// buffered channels made at GOMAXPROCS 1 or 2 use a ring, which the cell
+// buffered channels made at GOMAXPROCS 1 use a ring, which the cell
 // protocol's mutants do not touch). A tree from before the ring ignores it.
 var cells = "CHANS_BACKEND=cells"
 
