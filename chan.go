@@ -96,8 +96,9 @@ type Chan[T any] struct {
 	selfPending atomic.Pointer[selCall]
 
 	// rb is the ring of a buffered channel made with GOMAXPROCS at most
-	// ringMaxProcs (ring.go), nil otherwise. A channel with a ring uses none
-	// of the fields above: no segment, no counter.
+	// ringMaxProcs (ring.go), nil otherwise. A channel with a ring uses s
+	// and r as the ring's tail and head, and plainCap, and none of the other
+	// fields above: no segment.
 	rb       *ringBuf[T]
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
