@@ -489,7 +489,7 @@ var mutants = []Mutant{
 		ID:      "plainlyempty-zero-chan",
 		Rule:    ruleLinz,
 		File:    "ops.go",
-		Find:    "return r >= c.s.Load() && c.sendSeg.Load() != nil",
+		Find:    "return r >= c.s.Load() && (c.sendSeg.Load() != nil || c.rb != nil)",
 		Replace: "return r >= c.s.Load()",
 		What:    "plainlyEmpty: a zero Chan looks empty instead of panicking",
 	},
