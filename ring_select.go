@@ -17,13 +17,11 @@ package chans
 // ringRecvCase is OnRecv's case on a channel with a ring.
 type ringRecvCase[T any] struct {
 	caseReg
+	recvOutcome[T]
 	c     *Chan[T]
-	f     func(T, bool)
 	e     ringRecvW // its registration on the receive queue
 	in    bool      // e was put on the queue and not taken back by this case
 	woken bool      // a waker took e off the queue, and the case has not tried since
-	v     T
-	ok    bool
 }
 
 func (rc *ringRecvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
@@ -95,29 +93,16 @@ func (rc *ringRecvCase[T]) withdraw() bool {
 	return false
 }
 
-func (rc *ringRecvCase[T]) setClosed() { rc.ok = false }
-func (rc *ringRecvCase[T]) collect()   {}
-
-func (rc *ringRecvCase[T]) complete() {
-	v, ok := rc.v, rc.ok
-	var zero T
-	rc.v = zero
-	if rc.f != nil {
-		rc.f(v, ok)
-	}
-}
+func (rc *ringRecvCase[T]) collect() {}
 
 // ringSendCase is OnSend's and OnSendPtr's case on a channel with a ring.
 type ringSendCase[T any] struct {
 	caseReg
+	sendOutcome[T]
 	c     *Chan[T]
-	v     T  // OnSend's value
-	p     *T // the value to send: &v for OnSend, the caller's for OnSendPtr
-	f     func(error)
 	e     ringSendW[T] // its registration on the send queue (no value: a waker kicks it)
 	in    bool
 	woken bool
-	err   error
 }
 
 func (sc *ringSendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
@@ -190,11 +175,4 @@ func (sc *ringSendCase[T]) withdraw() bool {
 	return false
 }
 
-func (sc *ringSendCase[T]) setClosed() { sc.err = ErrClosed }
-func (sc *ringSendCase[T]) collect()   {}
-
-func (sc *ringSendCase[T]) complete() {
-	if sc.f != nil {
-		sc.f(sc.err)
-	}
-}
+func (sc *ringSendCase[T]) collect() {}

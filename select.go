@@ -102,9 +102,9 @@ func OnRecv[T any](c *Chan[T], f func(v T, ok bool)) Case {
 	}
 	c.mustBeMade()
 	if c.rb != nil {
-		return Case{k: &ringRecvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
+		return Case{k: &ringRecvCase[T]{c: c, recvOutcome: recvOutcome[T]{f: f}, caseReg: newCaseReg(opRecv, &c.selfPending)}}
 	}
-	return Case{k: &recvCase[T]{c: c, f: f, caseReg: newCaseReg(opRecv, &c.selfPending)}}
+	return Case{k: &recvCase[T]{c: c, recvOutcome: recvOutcome[T]{f: f}, caseReg: newCaseReg(opRecv, &c.selfPending)}}
 }
 
 // OnSend returns a case that sends v on c and passes the outcome to f (nil or
@@ -115,11 +115,11 @@ func OnSend[T any](c *Chan[T], v T, f func(err error)) Case {
 	}
 	c.mustBeMade()
 	if c.rb != nil {
-		sc := &ringSendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}
+		sc := &ringSendCase[T]{c: c, sendOutcome: sendOutcome[T]{v: v, f: f}, caseReg: newCaseReg(opSend, &c.selfPending)}
 		sc.p = &sc.v
 		return Case{k: sc}
 	}
-	sc := &sendCase[T]{c: c, v: v, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}
+	sc := &sendCase[T]{c: c, sendOutcome: sendOutcome[T]{v: v, f: f}, caseReg: newCaseReg(opSend, &c.selfPending)}
 	sc.p = &sc.v
 	return Case{k: sc}
 }
@@ -142,9 +142,9 @@ func OnSendPtr[T any](c *Chan[T], p *T, f func(err error)) Case {
 	}
 	c.mustBeMade()
 	if c.rb != nil {
-		return Case{k: &ringSendCase[T]{c: c, p: p, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
+		return Case{k: &ringSendCase[T]{c: c, sendOutcome: sendOutcome[T]{p: p, f: f}, caseReg: newCaseReg(opSend, &c.selfPending)}}
 	}
-	return Case{k: &sendCase[T]{c: c, p: p, f: f, caseReg: newCaseReg(opSend, &c.selfPending)}}
+	return Case{k: &sendCase[T]{c: c, sendOutcome: sendOutcome[T]{p: p, f: f}, caseReg: newCaseReg(opSend, &c.selfPending)}}
 }
 
 // Select blocks until one case commits, runs its callback and returns its
@@ -648,12 +648,46 @@ func equal(a, b []uint64) bool {
 // recvCase is OnRecv's case.
 type recvCase[T any] struct {
 	caseReg
+	recvOutcome[T]
 	c   *Chan[T]
-	f   func(T, bool)
 	seg *segment[T] // where w is registered; nil if nowhere
 	i   int
-	v   T
-	ok  bool
+}
+
+// recvOutcome is a receive case's callback and what it receives, shared by
+// the cases on cells and on a ring.
+type recvOutcome[T any] struct {
+	f  func(T, bool)
+	v  T
+	ok bool
+}
+
+func (o *recvOutcome[T]) setClosed() { o.ok = false }
+
+func (o *recvOutcome[T]) complete() {
+	v, ok := o.v, o.ok
+	var zero T
+	o.v = zero
+	if o.f != nil {
+		o.f(v, ok)
+	}
+}
+
+// sendOutcome is a send case's value, callback and outcome, shared by the
+// cases on cells and on a ring.
+type sendOutcome[T any] struct {
+	v   T  // OnSend's value
+	p   *T // the value to send: &v for OnSend, the caller's for OnSendPtr
+	f   func(error)
+	err error
+}
+
+func (o *sendOutcome[T]) setClosed() { o.err = ErrClosed }
+
+func (o *sendOutcome[T]) complete() {
+	if o.f != nil {
+		o.f(o.err)
+	}
 }
 
 // caseReg is what the two kinds of case share: the registration and the
@@ -730,33 +764,19 @@ func (rc *recvCase[T]) withdraw() bool {
 	return rc.c.withdraw(seg, rc.i, rc.w)
 }
 
-func (rc *recvCase[T]) setClosed() { rc.ok = false }
-
 func (rc *recvCase[T]) collect() {
 	out := rc.c.result(rc.w)
 	rc.v, rc.ok = rc.c.collect(rc.seg, rc.i, rc.w, out), out == outOK
 	rc.seg = nil
 }
 
-func (rc *recvCase[T]) complete() {
-	v, ok := rc.v, rc.ok
-	var zero T
-	rc.v = zero
-	if rc.f != nil {
-		rc.f(v, ok)
-	}
-}
-
 // sendCase is OnSend's and OnSendPtr's case.
 type sendCase[T any] struct {
 	caseReg
+	sendOutcome[T]
 	c   *Chan[T]
-	v   T  // OnSend's value
-	p   *T // the value to send: &v for OnSend, the caller's for OnSendPtr
-	f   func(error)
 	seg *segment[T]
 	i   int
-	err error
 }
 
 // deferCase is the select's side of a self-collision (bounded.go,
@@ -836,17 +856,9 @@ func (sc *sendCase[T]) withdraw() bool {
 	return sc.c.withdraw(seg, sc.i, sc.w)
 }
 
-func (sc *sendCase[T]) setClosed() { sc.err = ErrClosed }
-
 func (sc *sendCase[T]) collect() {
 	out := sc.c.result(sc.w)
 	sc.c.collect(sc.seg, sc.i, sc.w, out)
 	sc.err = sendErr(out)
 	sc.seg = nil
-}
-
-func (sc *sendCase[T]) complete() {
-	if sc.f != nil {
-		sc.f(sc.err)
-	}
 }
