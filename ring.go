@@ -17,34 +17,52 @@ import (
 // unbounded channels, and buffered channels made with more Ps, use the
 // cells (bounded.go).
 //
-// ===== Slots and positions =====
+// ===== Slots, positions and marks =====
 //
-// Slot p mod n (n is the capacity) serves position p of the stream, and its
-// sequence number says for what:
+// Slot i = p mod n (n is the capacity) serves the positions i, i + n,
+// i + 2n, ... of the stream, one per lap (the lap of p is p / n). Its value
+// is vals[i]; its mark, one byte, says for what, modulo 256:
 //
-//	2p        free: the send of position p may write it
-//	2p + 1    published: it holds the value of position p
-//	2(p + n)  freed by the receive of position p, for the send of p + n
+//	2·lap(p)        free: the send of position p may write it
+//	2·lap(p) + 1    published: it holds the value of position p
 //
-// (With p, p + 1 and p + n instead, a one-slot ring could not tell a
-// published value from a freed slot.)
+// Each step of a slot's life adds one to its mark: its send publishes it,
+// its receive frees it for the send of p + n, whose lap is one more. Marks
+// are packed eight to a word (marks), so that a run of values (SendMany,
+// RecvMany) is published or freed with one atomic add per word rather than
+// one store per slot. A step adds 1 to its byte, or takes 255 from it when
+// it goes from 255 to 0, so it never carries into a neighbour; only the
+// operation that owns a slot's step makes it, so an add never retries.
 //
 // Tail T counts the positions claimed by sends, with Close's bit (bit 63);
 // head H counts those claimed by receives. A send claims position t with a
-// compare-and-swap T: t → t + 1, allowed only while slot t shows 2t; a
-// receive claims position h with a compare-and-swap H: h → h + 1, allowed
-// only while slot h shows 2h + 1. The claimer then writes (or reads) the
-// value and stores the next sequence number.
+// compare-and-swap T: t → t + 1, allowed only while slot t shows free for
+// t; a receive claims position h with a compare-and-swap H: h → h + 1,
+// allowed only while slot h shows published for h. The claimer then writes
+// (or reads) the value and steps the mark on.
+//
+// Why a byte is enough, where a sequence number would need the position:
+// every mark is read after a load of T (or H) and acted on only through a
+// claim of that same T (H), or through a load of H (T) that decides alone.
+// While T = t, slot t can show only three marks: free for t - n (its send
+// claimed but not published), published for t - n (its receive may be
+// under way), or free for t; while H = h, slot h shows free for h (its
+// send may be under way), published for h, or published for h - n (its
+// receive under way). Those are consecutive marks, distinct modulo 256, so
+// a mark read while T (H) is still at the loaded value is read right, and
+// one read after T (H) moved on leads only to a failed claim or to another
+// look. The same holds for each slot of a run, claimed with one
+// compare-and-swap of T (H) from the value loaded before its marks.
 //
 // ===== Linearization points =====
 //
 // A send takes effect at its claim of T, a receive at its claim of H, so the
 // value of position p is the p-th sent and the p-th received: FIFO. Close
 // takes effect at its OR of the closed bit into T, after which no claim of
-// T succeeds. Between a claim and the store of the slot's sequence the slot
+// T succeeds. Between a claim and the step of the slot's mark the slot
 // is in flight; an operation that meets a slot in flight waits for it
 // (yielding, never parking), since its claimer is running and a few
-// instructions from the store. So verdicts are exact: a send reports full
+// instructions from the step. So verdicts are exact: a send reports full
 // only if T - H reached the capacity at its load of H, a receive reports
 // empty (or closed and drained) only if T ≤ H at its load of T.
 //
@@ -73,9 +91,9 @@ import (
 // ===== Invariants (checked at quiescent points by CheckInvariants) =====
 //
 //	H ≤ T (closed bit aside), T - H ≤ n
-//	quiescent ⟹ slot of each p in [H, T) shows 2p + 1, every other slot
-//	             shows 2(q) for the next position q it serves, both queues
-//	             are empty
+//	quiescent ⟹ slot of each p in [H, T) shows published for p, every
+//	             other slot shows free for the next position q it serves,
+//	             both queues are empty
 type ringBuf[T any] struct {
 	// tail and head are the channel's S and R, on lines of their own (Chan),
 	// so that TrySend's and TryRecv's quick verdicts (plainlyFull,
@@ -84,8 +102,9 @@ type ringBuf[T any] struct {
 	tail *atomic.Uint64 // positions claimed by sends; bit 63: closed
 	head *atomic.Uint64 // positions claimed by receives
 
-	n     uint64 // the capacity, and the number of slots
-	slots []ringSlot[T]
+	n     uint64          // the capacity, and the number of slots
+	vals  []T             // vals[i]: the value in slot i
+	marks []atomic.Uint64 // slot i's mark: byte i mod 8 (from the low end) of marks[i / 8]
 	sendq ringSendQ[T]
 	recvq ringRecvQ
 }
@@ -101,11 +120,6 @@ type ringBuf[T any] struct {
 // sweep-16core-b9cd63c).
 var ringMaxProcs = 1
 
-type ringSlot[T any] struct {
-	seq atomic.Uint64
-	v   T
-}
-
 // ringRes is what a non-blocking ring step reports.
 type ringRes uint8
 
@@ -117,11 +131,55 @@ const (
 )
 
 func newRingBuf[T any](n int, tail, head *atomic.Uint64) *ringBuf[T] {
-	rb := &ringBuf[T]{tail: tail, head: head, n: uint64(n), slots: make([]ringSlot[T], n)}
-	for i := range rb.slots {
-		rb.slots[i].seq.Store(2 * uint64(i)) // free for the send of position i
+	// Zero marks: slot i is free for position i, of lap 0.
+	return &ringBuf[T]{tail: tail, head: head, n: uint64(n), vals: make([]T, n), marks: make([]atomic.Uint64, (n+7)/8)}
+}
+
+// slot returns the slot of position p and the mark that says it is free
+// for p; published for p is that mark plus one.
+func (rb *ringBuf[T]) slot(p uint64) (i uint64, free uint8) {
+	lap := p / rb.n
+	return p - lap*rb.n, uint8(2 * lap)
+}
+
+// mark loads slot i's mark.
+func (rb *ringBuf[T]) mark(i uint64) uint8 {
+	return uint8(rb.marks[i/8].Load() >> (8 * (i % 8)))
+}
+
+// markStep is what adds one to slot i's mark m in its word: 1 in its byte,
+// less the carry that 255 + 1 would send into the next byte (for the top
+// byte, 0x100 << 56 is 0: that carry leaves the word).
+func markStep(i uint64, m uint8) uint64 {
+	sh := 8 * (i % 8)
+	d := uint64(1) << sh
+	if m == 0xff {
+		d -= 0x100 << sh
 	}
-	return rb
+	return d
+}
+
+// step adds one to slot i's mark, which is m: the caller owns that step.
+func (rb *ringBuf[T]) step(i uint64, m uint8) { rb.marks[i/8].Add(markStep(i, m)) }
+
+// stepRun steps on the marks of the slots of positions p .. p+k-1 (k ≤ n),
+// each of which shows free for its position (published 0) or published for
+// it (published 1), with one add per word: the caller owns those steps.
+func (rb *ringBuf[T]) stepRun(p, k uint64, published uint8) {
+	i, m := rb.slot(p)
+	m += published
+	w, d := i/8, uint64(0)
+	for range k {
+		if i/8 != w {
+			rb.marks[w].Add(d)
+			w, d = i/8, 0
+		}
+		d += markStep(i, m)
+		if i++; i == rb.n {
+			i, m = 0, m+2 // the next lap
+		}
+	}
+	rb.marks[w].Add(d)
 }
 
 // trySend claims a position with room for v and publishes v there, or
@@ -133,18 +191,18 @@ func (rb *ringBuf[T]) trySend(v T) ringRes {
 		if t&closedBit != 0 {
 			return ringClosed
 		}
-		s := &rb.slots[t%rb.n]
-		seq := s.seq.Load()
+		i, free := rb.slot(t)
+		m := rb.mark(i)
 		sched.Point()
-		switch {
-		case seq == 2*t:
+		switch d := int8(m - free); {
+		case d == 0: // free for t
 			if rb.tail.CompareAndSwap(t, t+1) { // the send takes effect
 				sched.Point() // claimed, not published: partners wait
-				s.v = v
-				s.seq.Store(2*t + 1) // published
+				rb.vals[i] = v
+				rb.marks[i/8].Add(1 << (8 * (i % 8))) // published: an even mark never carries
 				return ringOK
 			}
-		case seq < 2*t:
+		case d < 0:
 			// The slot still serves position t - n. If H, loaded after,
 			// is at most t and t - H ≥ n, then T - H ≥ n held at the load
 			// of T too (H only grows), with the channel open: full there.
@@ -160,7 +218,7 @@ func (rb *ringBuf[T]) trySend(v T) ringRes {
 				runtime.Gosched()
 			}
 		}
-		// seq > 2t: position t was claimed and published; T moved on.
+		// d > 0: position t was claimed and published; T moved on.
 	}
 }
 
@@ -171,19 +229,19 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 	var zero T
 	for {
 		h := rb.head.Load()
-		s := &rb.slots[h%rb.n]
-		seq := s.seq.Load()
+		i, free := rb.slot(h)
+		m := rb.mark(i)
 		sched.Point()
-		switch {
-		case seq == 2*h+1:
+		switch d := int8(m - free - 1); {
+		case d == 0: // published for h
 			if rb.head.CompareAndSwap(h, h+1) { // the receive takes effect
 				sched.Point() // claimed, not freed: senders of the next lap wait
-				v := s.v
-				s.v = zero
-				s.seq.Store(2 * (h + rb.n)) // free for the send of position h + n
+				v := rb.vals[i]
+				rb.vals[i] = zero
+				rb.step(i, m) // free for the send of position h + n
 				return v, ringOK
 			}
-		case seq < 2*h+1:
+		case d < 0:
 			// Position h is not published. If no send has claimed it,
 			// T ≤ h ≤ H at the load of T: empty there (and drained, if
 			// closed). Else its send is publishing it.
@@ -196,7 +254,7 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 			}
 			runtime.Gosched()
 		}
-		// seq > 2h + 1: position h was received already; H moved on.
+		// d > 0: position h was received already; H moved on.
 	}
 }
 
@@ -700,11 +758,14 @@ func (rb *ringBuf[T]) sendRun(vs []T) int {
 			continue
 		}
 		sched.Point()
-		for i := range k {
-			s := &rb.slots[(t+i)%rb.n]
-			s.v = vs[i]
-			s.seq.Store(2*(t+i) + 1)
+		i, _ := rb.slot(t)
+		for _, v := range vs[:k] {
+			rb.vals[i] = v
+			if i++; i == rb.n {
+				i = 0
+			}
 		}
+		rb.stepRun(t, k, 0) // published
 		for i := uint64(0); i < k && rb.recvq.n.Load() != 0; i++ {
 			rb.recvq.wakeOne()
 		}
@@ -756,24 +817,32 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 			continue
 		}
 		sched.Point()
-		for i := range k {
-			s := &rb.slots[(h+i)%rb.n]
-			dst[i] = s.v
-			s.v = zero
-			s.seq.Store(2 * (h + i + rb.n))
+		i, _ := rb.slot(h)
+		for j := range dst[:k] {
+			dst[j] = rb.vals[i]
+			rb.vals[i] = zero
+			if i++; i == rb.n {
+				i = 0
+			}
 		}
+		rb.stepRun(h, k, 1) // free for the next lap
 		rb.afterRecv()
 		return int(k)
 	}
 }
 
 // runLen returns how many of the positions p, p+1, ..., at most max (≤ n),
-// have slots whose sequence numbers say free (published = 0) or published
+// have slots whose marks say free (published = 0) or published
 // (published = 1) for them, counting up to the first that does not.
-func (rb *ringBuf[T]) runLen(p, max, published uint64) uint64 {
-	for i := range max {
-		if rb.slots[(p+i)%rb.n].seq.Load() != 2*(p+i)+published {
-			return i
+func (rb *ringBuf[T]) runLen(p, max uint64, published uint8) uint64 {
+	i, m := rb.slot(p)
+	m += published
+	for k := range max {
+		if rb.mark(i) != m {
+			return k
+		}
+		if i++; i == rb.n {
+			i, m = 0, m+2
 		}
 	}
 	return max
