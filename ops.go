@@ -74,8 +74,11 @@ func (c *Chan[T]) sendContext(ctx context.Context, v T, w *waiter) error {
 // send is Send, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) send(done <-chan struct{}, v T, w *waiter) error {
-	if c.rb != nil {
-		return c.rb.send(done, v)
+	if rb := c.rb; rb != nil {
+		if rb.sendFast(v) {
+			return nil
+		}
+		return rb.send(done, v)
 	}
 	return sendErrs[c.sendOp(done, v, &party[T]{w: w})] // modePark is the zero mode
 }
@@ -190,8 +193,11 @@ func (c *Chan[T]) recvContext(ctx context.Context, w *waiter) (T, error) {
 // recv is Recv, giving up when done is closed (never, if done is nil), and
 // parking on w if it is not nil.
 func (c *Chan[T]) recv(done <-chan struct{}, w *waiter) (T, error) {
-	if c.rb != nil {
-		return c.rb.recv(done)
+	if rb := c.rb; rb != nil {
+		if v, ok := rb.recvFast(); ok {
+			return v, nil
+		}
+		return rb.recv(done)
 	}
 	v, out := c.recvOp(done, &party[T]{w: w}) // modePark is the zero mode
 	return v, recvErrs[out]

@@ -258,6 +258,57 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 	}
 }
 
+// sendFast is Send's first step: with no sender parked, one try at the slot
+// that the loaded T points at, as trySend's first round would make it. It
+// reports false, having changed nothing, when anything more is needed
+// (parked senders to queue behind, a closed or full ring, a slot in flight,
+// a lost claim); send then starts over. Kept apart and small, so that an
+// uncontended Send makes one call below Chan.send.
+func (rb *ringBuf[T]) sendFast(v T) bool {
+	if rb.sendq.n.Load() != 0 {
+		return false
+	}
+	t := rb.tail.Load()
+	if t&closedBit != 0 {
+		return false
+	}
+	i, free := rb.slot(t)
+	if rb.mark(i) != free {
+		return false
+	}
+	sched.Point()
+	if !rb.tail.CompareAndSwap(t, t+1) { // the send takes effect
+		return false
+	}
+	sched.Point() // claimed, not published: partners wait
+	rb.vals[i] = v
+	rb.marks[i/8].Add(1 << (8 * (i % 8))) // published: an even mark never carries
+	rb.afterSend()
+	return true
+}
+
+// recvFast is Recv's first step: one try at the slot that the loaded H
+// points at, as tryRecv's first round would make it. It reports false,
+// having changed nothing, unless that slot was published and its claim
+// won; recv then starts over.
+func (rb *ringBuf[T]) recvFast() (v T, ok bool) {
+	h := rb.head.Load()
+	i, free := rb.slot(h)
+	if rb.mark(i) != free+1 {
+		return v, false
+	}
+	sched.Point()
+	if !rb.head.CompareAndSwap(h, h+1) { // the receive takes effect
+		return v, false
+	}
+	sched.Point() // claimed, not freed: senders of the next lap wait
+	var zero T
+	v, rb.vals[i] = rb.vals[i], zero
+	rb.step(i, free+1) // free for the send of position h + n
+	rb.afterRecv()
+	return v, true
+}
+
 // afterSend wakes a registered receive, if any, for a value just published.
 func (rb *ringBuf[T]) afterSend() {
 	if rb.recvq.n.Load() != 0 {
