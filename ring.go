@@ -115,9 +115,10 @@ type ringBuf[T any] struct {
 // uncontended pair and select loops but lost the producer/consumer rows
 // with work and with 1000 goroutines to the cells (0.78x-1.12x against
 // 0.51x-0.70x), whose fetch-and-adds never retry and whose parked
-// operations are often claimed before they block; on 16 cores it was
-// 1.2x-2.8x native from 4 Ps on (bench/results: ring-2core-591c3c1,
-// sweep-16core-b9cd63c).
+// operations are often claimed before they block; on 16 cores, from 4 Ps
+// on, it was 1.7x-2.8x native without work, and 0.57x-0.64x with work
+// where the cells reached 0.38x-0.58x (bench/results: ring-2core-591c3c1,
+// sweep-16core-b9cd63c, sweep-16core-fa05220).
 var ringMaxProcs = 1
 
 // ringRes is what a non-blocking ring step reports.
@@ -192,6 +193,7 @@ func (rb *ringBuf[T]) trySend(v T) ringRes {
 			return ringClosed
 		}
 		i, free := rb.slot(t)
+		sched.Point() // T may move on: a stale mark is read
 		m := rb.mark(i)
 		sched.Point()
 		switch d := int8(m - free); {
@@ -230,6 +232,7 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 	for {
 		h := rb.head.Load()
 		i, free := rb.slot(h)
+		sched.Point() // H may move on: a stale mark is read
 		m := rb.mark(i)
 		sched.Point()
 		switch d := int8(m - free - 1); {
@@ -273,6 +276,7 @@ func (rb *ringBuf[T]) sendFast(v T) bool {
 		return false
 	}
 	i, free := rb.slot(t)
+	sched.Point() // T may move on: a stale mark is read
 	if rb.mark(i) != free {
 		return false
 	}
@@ -294,6 +298,7 @@ func (rb *ringBuf[T]) sendFast(v T) bool {
 func (rb *ringBuf[T]) recvFast() (v T, ok bool) {
 	h := rb.head.Load()
 	i, free := rb.slot(h)
+	sched.Point() // H may move on: a stale mark is read
 	if rb.mark(i) != free+1 {
 		return v, false
 	}
@@ -800,6 +805,8 @@ func (rb *ringBuf[T]) sendRun(vs []T) int {
 		if h > t || t-h >= rb.n {
 			return 0 // moved on since the load of T, or full: the caller sends one
 		}
+		// T may move on here: stale marks are read.
+		sched.Point()
 		k := rb.runLen(t, min(uint64(len(vs)), rb.n-(t-h)), 0) // free slots; the rest wait for their receivers
 		if k == 0 {
 			return 0
@@ -859,6 +866,8 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 	var zero T
 	for {
 		h := rb.head.Load()
+		// H may move on here: stale marks are read.
+		sched.Point()
 		k := rb.runLen(h, min(uint64(len(dst)), rb.n), 1) // published slots
 		if k == 0 {
 			return 0

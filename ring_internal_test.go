@@ -2,11 +2,14 @@ package chans
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -380,5 +383,52 @@ func TestRingMarksWrap(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRingMarkSteps checks step and stepRun byte by byte against adding
+// one to each mark of the run alone: every ring size up to 19 (runs within
+// a word, across words, past the ring's end, over a word twice), laps
+// around the wrap of a mark (127, 128, 255, 256), every start, length and
+// kind of run, and random bytes around the run, which must not change.
+func TestRingMarkSteps(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for n := uint64(1); n <= 19; n++ {
+		var tail, head atomic.Uint64
+		rb := newRingBuf[int](int(n), &tail, &head)
+		want := make([]uint8, 8*len(rb.marks))
+		for _, lap := range []uint64{0, 1, 127, 128, 255, 256, 1000} {
+			for start := range n {
+				for k := uint64(1); k <= n; k++ {
+					for published := range uint8(2) {
+						p := lap*n + start
+						for i := range want {
+							want[i] = uint8(rnd.Uint32())
+						}
+						for j := range k {
+							i, free := rb.slot(p + j)
+							want[i] = free + published
+						}
+						for w := range rb.marks {
+							rb.marks[w].Store(binary.LittleEndian.Uint64(want[8*w:]))
+						}
+						if k == 1 && published == 1 {
+							rb.step(start, want[start])
+						} else {
+							rb.stepRun(p, k, published)
+						}
+						for j := range k {
+							i, _ := rb.slot(p + j)
+							want[i]++
+						}
+						for w := range rb.marks {
+							if got, exp := rb.marks[w].Load(), binary.LittleEndian.Uint64(want[8*w:]); got != exp {
+								t.Fatalf("n %d, run of %d from position %d (published %d): word %d is %#x, want %#x", n, k, p, published, w, got, exp)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }
