@@ -69,9 +69,11 @@
 // select protocol.
 //
 // A buffered channel made while GOMAXPROCS is 1 keeps its values in a ring
-// instead: capacity slots reused lap after lap, each with a sequence
-// number saying which position of the stream it serves, as in Dmitry
-// Vyukov's "Bounded MPMC queue". A send claims the next position with one
+// instead: capacity slots reused lap after lap, each with a mark saying
+// which position of the stream it serves, after the sequence numbers of
+// Dmitry Vyukov's "Bounded MPMC queue" (a mark is one byte, the lap modulo
+// 256, eight to a word, so that a batch publishes or frees a run of slots
+// with one atomic add per word). A send claims the next position with one
 // compare-and-swap on a tail counter, a receive with one on a head counter,
 // and each claim is the operation's linearization point. A sender that
 // finds the ring full parks on a queue, and a receive that frees a slot
