@@ -76,7 +76,7 @@ func TestLinzSelectTimeout(t *testing.T) {
 						committed++
 					}
 				}
-				v := linz.Check(k, h, 20*time.Second)
+				v := linz.Check(k, h, linzCheckTimeout)
 				switch v.Result {
 				case porcupine.Illegal:
 					path, err := v.Write(linzReportDir(t), fmt.Sprintf("linz-timeout-%s-seed%d", linzKindName(k), seed))
