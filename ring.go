@@ -50,9 +50,12 @@ import (
 // send may be under way), published for h, or published for h - n (its
 // receive under way). Those are consecutive marks, distinct modulo 256, so
 // a mark read while T (H) is still at the loaded value is read right, and
-// one read after T (H) moved on leads only to a failed claim or to another
-// look. The same holds for each slot of a run, claimed with one
-// compare-and-swap of T (H) from the value loaded before its marks.
+// one read after T (H) moved on leads only to a failed claim, to another
+// look, or to a load of H (T) whose value with the loaded T (H) proves the
+// verdict on its own (full: t - h ≥ n; empty: T ≤ h). The same holds for
+// each slot of a run (k ≤ n), claimed with one compare-and-swap of T (H)
+// from the value loaded before its marks. A byte leaves room to spare: the
+// argument needs three distinct values.
 //
 // ===== Linearization points =====
 //
