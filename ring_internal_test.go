@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/scalable-go/chans/internal/sched"
 )
 
 // CHANS_BACKEND picks the buffer of the buffered channels the tests make:
@@ -426,6 +428,131 @@ func TestRingMarkSteps(t *testing.T) {
 								t.Fatalf("n %d, run of %d from position %d (published %d): word %d is %#x, want %#x", n, k, p, published, w, got, exp)
 							}
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRingStaleMarks stops one operation at its first perturbation point,
+// right after its load of T or H (sched.SetHook: perturbed builds only),
+// moves the ring on by 0 to 258 positions while keeping its fill level,
+// and lets the operation go on with the stale T or H. The marks it then
+// reads may belong to any later lap; the one-byte marks' argument (ring.go)
+// says that such a read leads only to a failed claim, another look, or a
+// verdict that H and T prove by themselves. So the send must succeed (there
+// is room), the receive must get the oldest value, and FIFO order and the
+// invariants must hold afterwards.
+func TestRingStaleMarks(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	type victim struct {
+		name string
+		send bool
+		run  func(c *Chan[int]) (int, error) // the value received, or -1 for a send
+	}
+	const mark = -1 // the value the victim sends
+	victims := []victim{
+		{"TrySend", true, func(c *Chan[int]) (int, error) { return mark, c.TrySend(mark) }},
+		{"Send", true, func(c *Chan[int]) (int, error) { return mark, c.Send(mark) }},
+		{"SendMany", true, func(c *Chan[int]) (int, error) {
+			if n, err := c.SendMany([]int{mark}); n != 1 {
+				return mark, fmt.Errorf("SendMany sent %d of 1: %v", n, err)
+			}
+			return mark, nil
+		}},
+		{"TryRecv", false, func(c *Chan[int]) (int, error) { return c.TryRecv() }},
+		{"Recv", false, func(c *Chan[int]) (int, error) {
+			v, ok := c.Recv()
+			if !ok {
+				return v, ErrClosed
+			}
+			return v, nil
+		}},
+		{"RecvMany", false, func(c *Chan[int]) (int, error) {
+			var dst [1]int
+			n, err := c.RecvMany(dst[:])
+			if n != 1 {
+				return 0, fmt.Errorf("RecvMany got %d values: %v", n, err)
+			}
+			return dst[0], err
+		}},
+	}
+	for _, vc := range victims {
+		for _, n := range []int{1, 2, 3, 9} {
+			for _, adv := range []int{0, 1, 2, 127, 128, 129, 254, 255, 256, 257, 258} {
+				for _, adv := range []int{adv * n, adv} {
+					c := newRing[int](n)
+					next, want := 0, 0
+					fill := n / 2 // room for a send
+					if !vc.send {
+						fill = (n + 1) / 2 // a value for a receive
+					}
+					for range fill {
+						c.Send(next)
+						next++
+					}
+					stalled, resume := make(chan struct{}), make(chan struct{})
+					var fired atomic.Bool
+					sched.SetHook(func() {
+						if fired.CompareAndSwap(false, true) {
+							close(stalled)
+							<-resume
+						}
+					})
+					type result struct {
+						v   int
+						err error
+					}
+					done := make(chan result)
+					go func() {
+						v, err := vc.run(c)
+						done <- result{v, err}
+					}()
+					<-stalled
+					sched.SetHook(nil)
+					for range adv { // the same fill level, T and H moved on
+						if fill < n {
+							c.Send(next)
+							next++
+						}
+						if v, _ := c.Recv(); v != want {
+							t.Fatalf("%s, cap %d: while the victim stood, got %d, want %d", vc.name, n, v, want)
+						}
+						want++
+						if fill == n {
+							c.Send(next)
+							next++
+						}
+					}
+					close(resume)
+					r := <-done
+					if r.err != nil {
+						t.Fatalf("%s, cap %d, ring moved on by %d: %v (fill %d: no verdict but success is right)", vc.name, n, adv, r.err, fill)
+					}
+					if !vc.send {
+						if r.v != want {
+							t.Fatalf("%s, cap %d, ring moved on by %d: got %d, want %d", vc.name, n, adv, r.v, want)
+						}
+						want++
+					}
+					if err := c.rb.checkInvariants(); err != nil {
+						t.Fatalf("%s, cap %d, ring moved on by %d: %v", vc.name, n, adv, err)
+					}
+					for c.Len() > 0 {
+						v, _ := c.Recv()
+						if v == mark && vc.send && want == next {
+							want = mark // the victim's value, after every value sent before it
+						} else if v != want {
+							t.Fatalf("%s, cap %d, ring moved on by %d: drained %d, want %d", vc.name, n, adv, v, want)
+						} else {
+							want++
+						}
+					}
+					if vc.send && want != mark {
+						t.Fatalf("%s, cap %d, ring moved on by %d: the victim's value was not received last", vc.name, n, adv)
 					}
 				}
 			}
