@@ -116,6 +116,21 @@ func linzHistories(t *testing.T) (n int, base uint64) {
 }
 
 // linzReportDir is where failure reports go.
+// linzUnknown logs a history whose check ran out of time and, when
+// CHANS_LINZ_DIR is set, keeps its report there for a person to read.
+func linzUnknown(t *testing.T, v *linz.Verdict, name string, seed uint64) {
+	t.Helper()
+	t.Logf("seed %d: history of %d operations unknown: its check ran past %v", seed, len(v.Ops), linzCheckTimeout)
+	if os.Getenv("CHANS_LINZ_DIR") == "" {
+		return
+	}
+	if path, err := v.Write(linzReportDir(t), fmt.Sprintf("%s-seed%d-unknown", name, seed)); err != nil {
+		t.Errorf("writing report: %v", err)
+	} else {
+		t.Logf("report: %s", path)
+	}
+}
+
 func linzReportDir(t *testing.T) string {
 	if d := os.Getenv("CHANS_LINZ_DIR"); d != "" {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -246,7 +261,7 @@ func TestLinz(t *testing.T) {
 					t.Fatalf("seed %d (%d clients, selects %v): history of %d operations is not linearizable: %s\nreport: %s",
 						seed, cfg.Clients, cfg.Select != nil, len(h), problemOr(v.Problem, "no linearization exists"), path)
 				case porcupine.Unknown:
-					t.Logf("seed %d: history of %d operations unknown: its check ran past %v", seed, len(h), linzCheckTimeout)
+					linzUnknown(t, &v, "linz-"+linzKindName(k), seed)
 					unk++
 				}
 			}
