@@ -166,6 +166,10 @@ func markStep(i uint64, m uint8) uint64 {
 // step adds one to slot i's mark, which is m: the caller owns that step.
 func (rb *ringBuf[T]) step(i uint64, m uint8) { rb.marks[i/8].Add(markStep(i, m)) }
 
+// publish steps slot i's mark from free to published, for the send that
+// owns the slot: a free mark is even, so adding one never carries.
+func (rb *ringBuf[T]) publish(i uint64) { rb.marks[i/8].Add(1 << (8 * (i % 8))) }
+
 // stepRun steps on the marks of the slots of positions p .. p+k-1 (k ≤ n),
 // each of which shows free for its position (published 0) or published for
 // it (published 1), with one add per word: the caller owns those steps.
@@ -204,7 +208,7 @@ func (rb *ringBuf[T]) trySend(v T) ringRes {
 			if rb.tail.CompareAndSwap(t, t+1) { // the send takes effect
 				sched.Point() // claimed, not published: partners wait
 				rb.vals[i] = v
-				rb.marks[i/8].Add(1 << (8 * (i % 8))) // published: an even mark never carries
+				rb.publish(i)
 				return ringOK
 			}
 		case d < 0:
@@ -289,7 +293,7 @@ func (rb *ringBuf[T]) sendFast(v T) bool {
 	}
 	sched.Point() // claimed, not published: partners wait
 	rb.vals[i] = v
-	rb.marks[i/8].Add(1 << (8 * (i % 8))) // published: an even mark never carries
+	rb.publish(i)
 	rb.afterSend()
 	return true
 }
