@@ -95,8 +95,9 @@ type Chan[T any] struct {
 	// registration (select.go); operations about to park here kick it.
 	selfPending atomic.Pointer[selCall]
 
-	// rb is the ring of a buffered channel made with GOMAXPROCS at most
-	// ringMaxProcs (ring.go), nil otherwise. A channel with a ring uses s
+	// rb is the ring of a buffered or unbounded channel made with
+	// GOMAXPROCS at most ringMaxProcs (ring.go, ring_unbounded.go), nil
+	// otherwise. A channel with a ring uses s
 	// and r as the ring's tail and head, and plainCap, and none of the other
 	// fields above: no segment.
 	rb       *ringBuf[T]
@@ -112,18 +113,20 @@ type Chan[T any] struct {
 //
 // A buffered channel made while GOMAXPROCS is 1 takes room for its
 // capacity at once, as make(chan T, k) does, and allocates nothing after;
-// made with more Ps, it takes memory as values arrive and the garbage
-// collector reclaims it (see "How it works" in the package documentation).
+// an unbounded one made then takes room as its queue grows, and allocates
+// nothing while the queue stays within the room it has. Made with more Ps,
+// a channel takes memory as values arrive and the garbage collector
+// reclaims it (see "How it works" in the package documentation).
 func New[T any](capacity int) *Chan[T] {
 	if capacity < Unbounded {
 		panic(fmt.Sprintf("chans: New called with negative capacity %d (want 0, a positive size, or Unbounded)", capacity))
 	}
 	procs := runtime.GOMAXPROCS(0)
-	return newChan[T](capacity, capacity > 0 && procs <= ringMaxProcs, procs)
+	return newChan[T](capacity, capacity != 0 && procs <= ringMaxProcs, procs)
 }
 
-// newChan is New at the given GOMAXPROCS, with a ring (a buffered
-// channel's) or cells.
+// newChan is New at the given GOMAXPROCS, with a ring (a buffered or
+// unbounded channel's) or cells.
 func newChan[T any](capacity int, ring bool, procs int) *Chan[T] {
 	c := &Chan[T]{capacity: capacity}
 	if ring {

@@ -9,13 +9,14 @@ import (
 	"github.com/scalable-go/chans/internal/sched"
 )
 
-// The ring: the buffer of a buffered channel made while GOMAXPROCS is at
-// most ringMaxProcs (1). On one P a channel gains nothing from the cells'
-// one fetch-and-add per operation, which pays off where cores contend, and
-// it pays for every cell with 17-18 bytes of garbage. The ring allocates
-// nothing per message: its slots are reused lap after lap. Rendezvous and
-// unbounded channels, and buffered channels made with more Ps, use the
-// cells (bounded.go).
+// The ring: the buffer of a buffered or unbounded channel made while
+// GOMAXPROCS is at most ringMaxProcs (1). On one P a channel gains nothing
+// from the cells' one fetch-and-add per operation, which pays off where
+// cores contend, and it pays for every cell with 17-18 bytes of garbage.
+// The ring allocates nothing per message: its slots are reused lap after
+// lap. An unbounded ring links larger arrays of slots as its queue grows
+// (ring_unbounded.go); what follows holds in each of them. Rendezvous
+// channels, and channels made with more Ps, use the cells (bounded.go).
 //
 // ===== Slots, positions and marks =====
 //
@@ -105,15 +106,43 @@ type ringBuf[T any] struct {
 	tail *atomic.Uint64 // positions claimed by sends; bit 63: closed
 	head *atomic.Uint64 // positions claimed by receives
 
-	n     uint64          // the capacity, and the number of slots
-	vals  []T             // vals[i]: the value in slot i
-	marks []atomic.Uint64 // slot i's mark: byte i mod 8 (from the low end) of marks[i / 8]
-	sendq ringSendQ[T]
-	recvq ringRecvQ
+	// The slots of a bounded ring (n is the capacity). An unbounded
+	// ring leaves them empty and keeps its slots in a list of stores
+	// (unbounded: see "Unbounded rings" below).
+	ringStore[T]
+	unbounded *ringList[T]
+	sendq     ringSendQ[T]
+	recvq     ringRecvQ
 }
 
-// ringMaxProcs is the largest GOMAXPROCS at which New gives a buffered
-// channel a ring. At GOMAXPROCS 1 the ring was at or below native channels
+// ringStore is an array of slots and their marks. It serves the positions
+// from start on: slot i serves start + i, start + i + n, ..., and the laps,
+// and so the marks, count from start (slot, stepRun and runLen take
+// positions counted from start). A bounded ring's store starts at 0.
+type ringStore[T any] struct {
+	start uint64
+	n     uint64          // the number of slots
+	vals  []T             // vals[i]: the value in slot i
+	marks []atomic.Uint64 // slot i's mark: byte i mod 8 (from the low end) of marks[i / 8]
+	// next is the store that serves the positions from next.start on,
+	// where this one stops serving; nil while this one is the last.
+	// Bounded rings have one store, whose next stays nil.
+	next atomic.Pointer[ringStore[T]]
+}
+
+func newRingStore[T any](n int) *ringStore[T] {
+	st := &ringStore[T]{}
+	st.init(n)
+	return st
+}
+
+// init gives st n slots, each free for its position of lap 0 (zero marks).
+func (st *ringStore[T]) init(n int) {
+	st.n, st.vals, st.marks = uint64(n), make([]T, n), make([]atomic.Uint64, (n+7)/8)
+}
+
+// ringMaxProcs is the largest GOMAXPROCS at which New gives a buffered or
+// unbounded channel a ring. At GOMAXPROCS 1 the ring was at or below native channels
 // on every buffered row, where the cells were up to 1.86x; at 2 it won the
 // uncontended pair and select loops but lost the producer/consumer rows
 // with work and with 1000 goroutines to the cells (0.78x-1.12x against
@@ -134,21 +163,28 @@ const (
 	ringClosed
 )
 
+// newRingBuf returns a ring of n slots, or an unbounded ring if n is
+// Unbounded.
 func newRingBuf[T any](n int, tail, head *atomic.Uint64) *ringBuf[T] {
-	// Zero marks: slot i is free for position i, of lap 0.
-	return &ringBuf[T]{tail: tail, head: head, n: uint64(n), vals: make([]T, n), marks: make([]atomic.Uint64, (n+7)/8)}
+	rb := &ringBuf[T]{tail: tail, head: head}
+	if n == Unbounded {
+		rb.unbounded = newRingList[T]()
+	} else {
+		rb.init(n)
+	}
+	return rb
 }
 
 // slot returns the slot of position p and the mark that says it is free
 // for p; published for p is that mark plus one.
-func (rb *ringBuf[T]) slot(p uint64) (i uint64, free uint8) {
-	lap := p / rb.n
-	return p - lap*rb.n, uint8(2 * lap)
+func (st *ringStore[T]) slot(p uint64) (i uint64, free uint8) {
+	lap := p / st.n
+	return p - lap*st.n, uint8(2 * lap)
 }
 
 // mark loads slot i's mark.
-func (rb *ringBuf[T]) mark(i uint64) uint8 {
-	return uint8(rb.marks[i/8].Load() >> (8 * (i % 8)))
+func (st *ringStore[T]) mark(i uint64) uint8 {
+	return uint8(st.marks[i/8].Load() >> (8 * (i % 8)))
 }
 
 // markStep is what adds one to slot i's mark m in its word: 1 in its byte,
@@ -164,36 +200,39 @@ func markStep(i uint64, m uint8) uint64 {
 }
 
 // step adds one to slot i's mark, which is m: the caller owns that step.
-func (rb *ringBuf[T]) step(i uint64, m uint8) { rb.marks[i/8].Add(markStep(i, m)) }
+func (st *ringStore[T]) step(i uint64, m uint8) { st.marks[i/8].Add(markStep(i, m)) }
 
 // publish steps slot i's mark from free to published, for the send that
 // owns the slot: a free mark is even, so adding one never carries.
-func (rb *ringBuf[T]) publish(i uint64) { rb.marks[i/8].Add(1 << (8 * (i % 8))) }
+func (st *ringStore[T]) publish(i uint64) { st.marks[i/8].Add(1 << (8 * (i % 8))) }
 
 // stepRun steps on the marks of the slots of positions p .. p+k-1 (k ≤ n),
 // each of which shows free for its position (published 0) or published for
 // it (published 1), with one add per word: the caller owns those steps.
-func (rb *ringBuf[T]) stepRun(p, k uint64, published uint8) {
-	i, m := rb.slot(p)
+func (st *ringStore[T]) stepRun(p, k uint64, published uint8) {
+	i, m := st.slot(p)
 	m += published
 	w, d := i/8, uint64(0)
 	for range k {
 		if i/8 != w {
-			rb.marks[w].Add(d)
+			st.marks[w].Add(d)
 			w, d = i/8, 0
 		}
 		d += markStep(i, m)
-		if i++; i == rb.n {
+		if i++; i == st.n {
 			i, m = 0, m+2 // the next lap
 		}
 	}
-	rb.marks[w].Add(d)
+	st.marks[w].Add(d)
 }
 
 // trySend claims a position with room for v and publishes v there, or
 // reports full or closed. The verdicts hold at its last load of T (closed)
 // or of H (full).
 func (rb *ringBuf[T]) trySend(v T) ringRes {
+	if rb.unbounded != nil {
+		return rb.trySendUnbounded(v)
+	}
 	for {
 		t := rb.tail.Load()
 		if t&closedBit != 0 {
@@ -235,6 +274,9 @@ func (rb *ringBuf[T]) trySend(v T) ringRes {
 // reports empty, or closed and drained. The verdicts hold at its last load
 // of T.
 func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
+	if rb.unbounded != nil {
+		return rb.tryRecvUnbounded()
+	}
 	var zero T
 	for {
 		h := rb.head.Load()
@@ -275,6 +317,13 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 // a lost claim); send then starts over. Kept apart and small, so that an
 // uncontended Send makes one call below Chan.send.
 func (rb *ringBuf[T]) sendFast(v T) bool {
+	if rb.unbounded != nil {
+		if rb.trySendUnbounded(v) != ringOK {
+			return false // closed: send says so
+		}
+		rb.afterSend()
+		return true
+	}
 	if rb.sendq.n.Load() != 0 {
 		return false
 	}
@@ -303,6 +352,14 @@ func (rb *ringBuf[T]) sendFast(v T) bool {
 // having changed nothing, unless that slot was published and its claim
 // won; recv then starts over.
 func (rb *ringBuf[T]) recvFast() (v T, ok bool) {
+	if rb.unbounded != nil {
+		v, r := rb.tryRecvUnbounded()
+		if r != ringOK {
+			return v, false // recv looks again and waits
+		}
+		rb.afterRecv()
+		return v, true
+	}
 	h := rb.head.Load()
 	i, free := rb.slot(h)
 	sched.Point() // H may move on: a stale mark is read
@@ -394,7 +451,7 @@ func (rb *ringBuf[T]) len() int {
 	for try := 0; ; try++ {
 		h := rb.head.Load()
 		sched.Point()
-		t := rb.tail.Load() & counterMask
+		t := rb.tail.Load() & ringPosMask
 		sched.Point()
 		if stable := rb.head.Load() == h; stable || try == lenTries {
 			if !stable && lenGaveUp != nil {
@@ -402,6 +459,9 @@ func (rb *ringBuf[T]) len() int {
 			}
 			if h > t {
 				return 0
+			}
+			if rb.unbounded != nil {
+				return int(t - h)
 			}
 			return int(min(t-h, rb.n))
 		}
@@ -803,6 +863,9 @@ func (rb *ringBuf[T]) sendMany(ctx context.Context, vs []T) (int, error) {
 // claim, as that many Sends in a row. It returns the run's length, 0 if the
 // ring was full or closed, or its next slot not free yet.
 func (rb *ringBuf[T]) sendRun(vs []T) int {
+	if rb.unbounded != nil {
+		return rb.sendRunUnbounded(vs)
+	}
 	for {
 		t := rb.tail.Load()
 		if t&closedBit != 0 {
@@ -870,6 +933,9 @@ func (rb *ringBuf[T]) recvMany(ctx context.Context, dst []T, try bool) (int, err
 // takes effect at the claim, as that many Recvs in a row. It returns the
 // run's length, 0 if position h is not published.
 func (rb *ringBuf[T]) recvRun(dst []T) int {
+	if rb.unbounded != nil {
+		return rb.recvRunUnbounded(dst)
+	}
 	var zero T
 	for {
 		h := rb.head.Load()
@@ -901,14 +967,14 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 // runLen returns how many of the positions p, p+1, ..., at most max (≤ n),
 // have slots whose marks say free (published = 0) or published
 // (published = 1) for them, counting up to the first that does not.
-func (rb *ringBuf[T]) runLen(p, max uint64, published uint8) uint64 {
-	i, m := rb.slot(p)
+func (st *ringStore[T]) runLen(p, max uint64, published uint8) uint64 {
+	i, m := st.slot(p)
 	m += published
 	for k := range max {
-		if rb.mark(i) != m {
+		if st.mark(i) != m {
 			return k
 		}
-		if i++; i == rb.n {
+		if i++; i == st.n {
 			i, m = 0, m+2
 		}
 	}

@@ -36,17 +36,13 @@ func (rb *ringBuf[T]) checkInvariants() error {
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	tw, h := rb.tail.Load(), rb.head.Load()
 	t := tw & counterMask
-	if h > t || t-h > rb.n {
-		fail("H = %d, T = %d with %d slots", h, t, rb.n)
-	}
-	for p := h; p < h+rb.n; p++ {
-		i, want := rb.slot(p) // free for the send of p
-		if p < t {
-			want++ // published
+	if rb.unbounded != nil {
+		rb.unbounded.checkInvariants(tw, h, fail)
+	} else {
+		if h > t || t-h > rb.n {
+			fail("H = %d, T = %d with %d slots", h, t, rb.n)
 		}
-		if m := rb.mark(i); m != want {
-			fail("slot of position %d: mark %d, want %d", p, m, want)
-		}
+		rb.checkMarks(h, t, fail)
 	}
 	if n := rb.sendq.n.Load(); n != 0 || rb.sendq.ws.len() != 0 {
 		fail("quiescent, but %d senders (%d entries) on the send queue", n, rb.sendq.ws.len())
@@ -58,6 +54,76 @@ func (rb *ringBuf[T]) checkInvariants() error {
 		return nil
 	}
 	return fmt.Errorf("ring invariants (T %#x, H %d): %s", tw, h, strings.Join(errs, "; "))
+}
+
+// checkMarks checks, for the store st whose positions from base on are in
+// the channel up to limit, that each of its slots shows published for its
+// position in [base, limit) and free for the next position it serves
+// otherwise.
+func (st *ringStore[T]) checkMarks(base, limit uint64, fail func(string, ...any)) {
+	for p := base; p < base+st.n; p++ {
+		i, want := st.slot(p - st.start) // free for the send of p
+		if p < limit {
+			want++ // published
+		}
+		if m := st.mark(i); m != want {
+			fail("slot of position %d (store from %d): mark %d, want %d", p, st.start, m, want)
+		}
+	}
+}
+
+// checkInvariants checks an unbounded ring's list at a quiescent point:
+// no growth under way; the receive store serves H or ends at H; each store
+// from it to the send store, the last, shows its part of [H, T) published
+// and every other slot free; a store that ended did so full, after at
+// least one lap.
+func (l *ringList[T]) checkInvariants(tw, h uint64, fail func(string, ...any)) {
+	if tw&growBit != 0 {
+		fail("quiescent, but a growth is under way")
+	}
+	t := tw & ringPosMask
+	if h > t {
+		fail("H = %d, T = %d", h, t)
+		return
+	}
+	st := l.recv.Load()
+	if h < st.start {
+		fail("H = %d before the receive store's start %d", h, st.start)
+		return
+	}
+	for n := 0; ; n++ {
+		nx := st.next.Load()
+		end := t
+		if nx != nil {
+			end = nx.start
+			if end-st.start < st.n {
+				fail("store from %d of %d slots ended at %d, before a lap", st.start, st.n, end)
+			}
+			if nx.n != min(2*st.n, l.max) {
+				fail("store from %d of %d slots followed by one of %d", st.start, st.n, nx.n)
+			}
+			if h > end {
+				fail("H = %d past the end %d of the receive store (from %d)", h, end, st.start)
+				return
+			}
+		} else if st != l.send.Load() {
+			fail("the last store (from %d) is not the send store", st.start)
+		}
+		base := max(h, st.start)
+		if end-base > st.n {
+			fail("store from %d of %d slots holds positions %d to %d", st.start, st.n, base, end)
+			return
+		}
+		st.checkMarks(base, end, fail)
+		if nx == nil {
+			return
+		}
+		if n > 64 {
+			fail("more than 64 stores from the receive store on")
+			return
+		}
+		st = nx
+	}
 }
 
 // newCells is New with cells whatever GOMAXPROCS, for the tests of the cell
@@ -554,6 +620,133 @@ func TestRingStaleMarks(t *testing.T) {
 					if vc.send && want != mark {
 						t.Fatalf("%s, cap %d, ring moved on by %d: the victim's value was not received last", vc.name, n, adv)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestRingUnboundedStaleStores stops each kind of send and receive on an
+// unbounded ring between its load of the list's send (receive) store and
+// its load of T (H), moves the channel on, through growths that link new
+// stores and receives that leave old ones behind, and lets it go on. A
+// send must land after every value sent while it stood and before none of
+// them, in the store that serves its position; a receive must take the
+// oldest value. With stores of 2 to 8 slots (chans_smallseg) or 32 to
+// 1024, the moves cross from no growth to several.
+func TestRingUnboundedStaleStores(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	type victim struct {
+		name string
+		send bool
+		run  func(c *Chan[int]) (int, error)
+	}
+	const mark = -1 // the value a sending victim sends
+	victims := []victim{
+		{"TrySend", true, func(c *Chan[int]) (int, error) { return mark, c.TrySend(mark) }},
+		{"Send", true, func(c *Chan[int]) (int, error) { return mark, c.Send(mark) }},
+		{"SendMany", true, func(c *Chan[int]) (int, error) {
+			if n, err := c.SendMany([]int{mark}); n != 1 {
+				return mark, fmt.Errorf("SendMany sent %d of 1: %v", n, err)
+			}
+			return mark, nil
+		}},
+		{"TryRecv", false, func(c *Chan[int]) (int, error) { return c.TryRecv() }},
+		{"Recv", false, func(c *Chan[int]) (int, error) {
+			v, ok := c.Recv()
+			if !ok {
+				return v, ErrClosed
+			}
+			return v, nil
+		}},
+		{"RecvMany", false, func(c *Chan[int]) (int, error) {
+			var dst [1]int
+			n, err := c.RecvMany(dst[:])
+			if n != 1 {
+				return 0, fmt.Errorf("RecvMany got %d values: %v", n, err)
+			}
+			return dst[0], err
+		}},
+	}
+	first := ringListFirst
+	for _, vc := range victims {
+		// grow: values sent while the victim stands, kept: how many of
+		// them stay in the channel (the rest are received then).
+		for _, grow := range []int{0, 1, first - 1, first, first + 1, 3 * first, 12 * first, 40 * first} {
+			for _, keep := range []int{0, 1, first, grow} {
+				if keep > grow {
+					continue
+				}
+				c := newRing[int](Unbounded)
+				next, want := 0, 0
+				if !vc.send {
+					c.Send(next) // a value for the receive
+					next++
+				}
+				stalled, resume := make(chan struct{}), make(chan struct{})
+				var fired atomic.Bool
+				sched.SetHook(func() {
+					if fired.CompareAndSwap(false, true) {
+						close(stalled)
+						<-resume
+					}
+				})
+				type result struct {
+					v   int
+					err error
+				}
+				done := make(chan result)
+				go func() {
+					v, err := vc.run(c)
+					done <- result{v, err}
+				}()
+				<-stalled
+				sched.SetHook(nil)
+				for range grow {
+					c.Send(next)
+					next++
+				}
+				for c.Len() > keep { // the receiving victim's value too
+					if v, _ := c.Recv(); v != want {
+						t.Fatalf("%s, %d sent, %d kept: while the victim stood, got %d, want %d", vc.name, grow, keep, v, want)
+					}
+					want++
+				}
+				if !vc.send && keep == 0 {
+					c.Send(next) // a value for the receive, sent after every other
+					next++
+				}
+				close(resume)
+				r := <-done
+				if r.err != nil {
+					t.Fatalf("%s, %d sent, %d kept: %v", vc.name, grow, keep, r.err)
+				}
+				if !vc.send {
+					if r.v != want {
+						t.Fatalf("%s, %d sent, %d kept: got %d, want %d", vc.name, grow, keep, r.v, want)
+					}
+					want++
+				}
+				if err := c.rb.checkInvariants(); err != nil {
+					t.Fatalf("%s, %d sent, %d kept: %v", vc.name, grow, keep, err)
+				}
+				for c.Len() > 0 {
+					v, _ := c.Recv()
+					if v == mark && vc.send && want == next {
+						want = mark // the victim's value, after every value sent before it
+					} else if v != want {
+						t.Fatalf("%s, %d sent, %d kept: drained %d, want %d", vc.name, grow, keep, v, want)
+					} else {
+						want++
+					}
+				}
+				if vc.send && want != mark {
+					t.Fatalf("%s, %d sent, %d kept: the victim's value was not received last", vc.name, grow, keep)
+				}
+				if err := c.rb.checkInvariants(); err != nil {
+					t.Fatalf("%s, %d sent, %d kept, drained: %v", vc.name, grow, keep, err)
 				}
 			}
 		}

@@ -109,7 +109,7 @@ func (sc *ringSendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 	rb := sc.c.rb
 	h := rb.head.Load()
 	t := rb.tail.Load()
-	return append(dst, h, t), t&closedBit != 0 || t-h < rb.n
+	return append(dst, h, t), t&closedBit != 0 || rb.unbounded != nil || t-h < rb.n
 }
 
 func (sc *ringSendCase[T]) try() bool {

@@ -16,3 +16,10 @@ package chans
 // chans_smallseg to set it to 1, so that segment boundaries, growth, the
 // spare list and segment removal are crossed constantly.
 const segShift = 6
+
+// ringListFirst and ringListCap are the sizes, in slots, of an unbounded
+// ring's first store and of the largest it links (ring_unbounded.go).
+const (
+	ringListFirst = 32
+	ringListCap   = 1024
+)
