@@ -84,12 +84,22 @@
 // the cells and allocate nothing; with more Ps the compare-and-swaps are
 // retried, and parking through the queues costs more than the cells' own
 // hand-offs, so a channel made with more Ps uses the cells (ring.go has the
-// details). The choice is made once,
-// by New; the guarantees above are the same either way.
+// details). An unbounded channel made while GOMAXPROCS is 1 keeps its
+// values in a list of such rings: the last serves every position from its
+// start on, and a send that finds it full claims its position in a new,
+// larger ring (up to 1024 slots) that it links after it; receivers move to
+// the next ring once they are past the positions of the one before, which
+// the garbage collector then reclaims, as linked lists of ring queues do in
+// Morrison and Afek, "Fast Concurrent Queues for x86 Processors" (PPoPP
+// 2013). ring_unbounded.go has the argument. The choice is made once, by
+// New; the guarantees above are the same either way.
 //
 // Operations on cells do not allocate in steady state apart from segments,
 // one per 64 messages (about 18 bytes a message for a Chan[int]), reclaimed
 // by the garbage collector, and waiters, which come from a pool or, through
-// a Handle, are kept by the Handle. A ring allocates its slots at New and
-// nothing after.
+// a Handle, are kept by the Handle. A bounded ring allocates its slots at
+// New and nothing after; an unbounded ring allocates nothing while its
+// queue stays within its last ring, and a new ring each time the queue
+// outgrows it (about 9 bytes a message for a Chan[int] while it keeps
+// growing).
 package chans

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/scalable-go/chans/internal/sched"
 )
@@ -750,5 +751,80 @@ func TestRingUnboundedStaleStores(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRingUnboundedGrowth fills an unbounded ring in bursts from one
+// goroutine and drains it, checking the list after every step: stores
+// double from ringListFirst slots to ringListCap and stay there, a store
+// ends only full, values come out in order, and once drained the receive
+// store is the send store (nothing older is reachable from the channel).
+// Then a queue that stays within the last store moves 1000 values per run
+// with no allocation, where one that keeps outgrowing it allocates.
+func TestRingUnboundedGrowth(t *testing.T) {
+	c := newRing[int](Unbounded)
+	l := c.rb.unbounded
+	next, want := 0, 0
+	check := func(what string) {
+		t.Helper()
+		if err := c.rb.checkInvariants(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	for _, burst := range []int{1, ringListFirst, ringListFirst + 1, 5 * ringListCap, 3, 2 * ringListCap} {
+		for range burst {
+			if err := c.TrySend(next); err != nil {
+				t.Fatalf("TrySend of %d: %v", next, err)
+			}
+			next++
+			check(fmt.Sprintf("after sending %d", next))
+		}
+		if got := c.Len(); got != next-want {
+			t.Fatalf("Len() = %d after %d sent and %d received", got, next, want)
+		}
+		for want < next {
+			v, err := c.TryRecv()
+			if err != nil || v != want {
+				t.Fatalf("TryRecv = %d, %v; want %d", v, err, want)
+			}
+			want++
+			check(fmt.Sprintf("after receiving %d", want))
+		}
+		if _, err := c.TryRecv(); err != ErrEmpty {
+			t.Fatalf("TryRecv of a drained channel: %v, want ErrEmpty", err)
+		}
+		if l.recv.Load() != l.send.Load() {
+			t.Fatalf("drained after a burst of %d: the receive store (from %d) is not the send store (from %d)", burst, l.recv.Load().start, l.send.Load().start)
+		}
+	}
+	if n := l.send.Load().n; n != ringListMax(unsafe.Sizeof(0)) || n != ringListCap {
+		t.Fatalf("last store of %d slots after bursts past %d, want %d", n, ringListCap, ringListCap)
+	}
+
+	if raceOn {
+		return // the race detector's own allocations would be counted
+	}
+	steady := testing.AllocsPerRun(20, func() {
+		for i := range 1000 {
+			c.TrySend(i)
+			c.TrySend(i)
+			c.TryRecv()
+			c.TryRecv()
+		}
+	})
+	if steady != 0 {
+		t.Fatalf("a queue of at most 2 values: %v allocations per 1000 values, want 0", steady)
+	}
+	var held []int
+	growing := testing.AllocsPerRun(20, func() {
+		for i := range 1000 {
+			c.TrySend(i)
+			c.TrySend(i)
+			v, _ := c.TryRecv()
+			held = append(held[:0], v)
+		}
+	})
+	if growing == 0 {
+		t.Fatalf("a queue growing by 1000 values per run allocated nothing: the measure does not see allocations")
 	}
 }
