@@ -95,11 +95,11 @@ type Chan[T any] struct {
 	// registration (select.go); operations about to park here kick it.
 	selfPending atomic.Pointer[selCall]
 
-	// rb is the ring of a buffered or unbounded channel made with
-	// GOMAXPROCS at most ringMaxProcs (ring.go, ring_unbounded.go), nil
-	// otherwise. A channel with a ring uses s
-	// and r as the ring's tail and head, and plainCap, and none of the other
-	// fields above: no segment.
+	// rb is the ring of a buffered channel made with GOMAXPROCS at most
+	// ringMaxProcs, or of an unbounded one made with GOMAXPROCS at most
+	// ringMaxProcsUnbounded (ring.go, ring_unbounded.go), nil otherwise. A
+	// channel with a ring uses s and r as the ring's tail and head, and
+	// plainCap, and none of the other fields above: no segment.
 	rb       *ringBuf[T]
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
@@ -112,17 +112,18 @@ type Chan[T any] struct {
 // negative capacity panics.
 //
 // A buffered channel made while GOMAXPROCS is 1 takes room for its
-// capacity at once, as make(chan T, k) does, and allocates nothing after;
-// an unbounded one made then takes room as its queue grows, and allocates
-// nothing while the queue stays within the room it has. Made with more Ps,
-// a channel takes memory as values arrive and the garbage collector
-// reclaims it (see "How it works" in the package documentation).
+// capacity at once, as make(chan T, k) does, and allocates nothing after.
+// An unbounded channel made while GOMAXPROCS is at most 2 takes room as its
+// queue grows, and allocates nothing while the queue stays within the room
+// it has. Other channels take memory as values arrive and the garbage
+// collector reclaims it (see "How it works" in the package documentation).
 func New[T any](capacity int) *Chan[T] {
 	if capacity < Unbounded {
 		panic(fmt.Sprintf("chans: New called with negative capacity %d (want 0, a positive size, or Unbounded)", capacity))
 	}
 	procs := runtime.GOMAXPROCS(0)
-	return newChan[T](capacity, capacity != 0 && procs <= ringMaxProcs, procs)
+	ring := capacity > 0 && procs <= ringMaxProcs || capacity == Unbounded && procs <= ringMaxProcsUnbounded
+	return newChan[T](capacity, ring, procs)
 }
 
 // newChan is New at the given GOMAXPROCS, with a ring (a buffered or

@@ -83,9 +83,10 @@
 // queues and is woken to try again. On one P these claims cost less than
 // the cells and allocate nothing; with more Ps the compare-and-swaps are
 // retried, and parking through the queues costs more than the cells' own
-// hand-offs, so a channel made with more Ps uses the cells (ring.go has the
-// details). An unbounded channel made while GOMAXPROCS is 1 keeps its
-// values in a list of such rings: the last serves every position from its
+// hand-offs, so a buffered channel made with more Ps uses the cells (ring.go has the
+// details). An unbounded channel made while GOMAXPROCS is 1 or 2 keeps
+// its values in a list of such rings (no send of it ever parks, so the
+// queues' costs do not arise): the last serves every position from its
 // start on, and a send that finds it full claims its position in a new,
 // larger ring (up to 1024 slots) that it links after it; receivers move to
 // the next ring once they are past the positions of the one before, which

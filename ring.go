@@ -9,14 +9,15 @@ import (
 	"github.com/scalable-go/chans/internal/sched"
 )
 
-// The ring: the buffer of a buffered or unbounded channel made while
-// GOMAXPROCS is at most ringMaxProcs (1). On one P a channel gains nothing
+// The ring: the buffer of a buffered channel made while GOMAXPROCS is at
+// most ringMaxProcs (1), or of an unbounded one made while it is at most
+// ringMaxProcsUnbounded (2). On one P a channel gains nothing
 // from the cells' one fetch-and-add per operation, which pays off where
 // cores contend, and it pays for every cell with 17-18 bytes of garbage.
 // The ring allocates nothing per message: its slots are reused lap after
 // lap. An unbounded ring links larger arrays of slots as its queue grows
 // (ring_unbounded.go); what follows holds in each of them. Rendezvous
-// channels, and channels made with more Ps, use the cells (bounded.go).
+// channels, and the others made with more Ps, use the cells (bounded.go).
 //
 // ===== Slots, positions and marks =====
 //
@@ -141,8 +142,8 @@ func (st *ringStore[T]) init(n int) {
 	st.n, st.vals, st.marks = uint64(n), make([]T, n), make([]atomic.Uint64, (n+7)/8)
 }
 
-// ringMaxProcs is the largest GOMAXPROCS at which New gives a buffered or
-// unbounded channel a ring. At GOMAXPROCS 1 the ring was at or below native channels
+// ringMaxProcs is the largest GOMAXPROCS at which New gives a buffered
+// channel a ring. At GOMAXPROCS 1 the ring was at or below native channels
 // on every buffered row, where the cells were up to 1.86x; at 2 it won the
 // uncontended pair and select loops but lost the producer/consumer rows
 // with work and with 1000 goroutines to the cells (0.78x-1.12x against
@@ -152,6 +153,18 @@ func (st *ringStore[T]) init(n int) {
 // where the cells reached 0.38x-0.58x (bench/results: ring-2core-591c3c1,
 // sweep-16core-b9cd63c, sweep-16core-fa05220).
 var ringMaxProcs = 1
+
+// ringMaxProcsUnbounded is the largest GOMAXPROCS at which New gives an
+// unbounded channel a ring. No send of an unbounded ring parks, and a full
+// ring grows instead of turning senders away, so the parked-sender
+// hand-offs that cost the bounded ring its rows at GOMAXPROCS 2 do not
+// arise: there, two producers and two consumers took 19 ns per message on
+// the ring against 35 ns on the cells and 38-43 ns on native channels, with
+// 1000 goroutines 32 ns against 43 ns (native 44), and with about 100 ns of
+// work between operations 112 and 120 ns against 125 and 123 ns (native
+// 183-203), on our 2-core VM (bench/results/unbounded-2core-22a6956). No
+// machine with more cores was at hand to measure past 2.
+var ringMaxProcsUnbounded = 2
 
 // ringRes is what a non-blocking ring step reports.
 type ringRes uint8

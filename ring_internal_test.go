@@ -16,15 +16,15 @@ import (
 	"github.com/scalable-go/chans/internal/sched"
 )
 
-// CHANS_BACKEND picks the buffer of the buffered channels the tests make:
-// "cells" for the cells at any GOMAXPROCS, "ring" for a ring at any
-// GOMAXPROCS; unset, New decides by GOMAXPROCS, as it does for users.
+// CHANS_BACKEND picks the buffer of the buffered and unbounded channels the
+// tests make: "cells" for the cells at any GOMAXPROCS, "ring" for a ring at
+// any GOMAXPROCS; unset, New decides by GOMAXPROCS, as it does for users.
 func init() {
 	switch os.Getenv("CHANS_BACKEND") {
 	case "cells":
-		ringMaxProcs = 0
+		ringMaxProcs, ringMaxProcsUnbounded = 0, 0
 	case "ring":
-		ringMaxProcs = 1 << 30
+		ringMaxProcs, ringMaxProcsUnbounded = 1<<30, 1<<30
 	case "":
 	default:
 		panic("CHANS_BACKEND: want cells or ring")

@@ -10,9 +10,10 @@ import (
 
 // ===== Unbounded rings =====
 //
-// An unbounded channel made while GOMAXPROCS is at most ringMaxProcs keeps
-// its values in a list of stores (ringStore), each a ring of slots with
-// marks as above, serving a range of positions of one stream: T and H count
+// An unbounded channel made while GOMAXPROCS is at most
+// ringMaxProcsUnbounded (2) keeps its values in a list of stores
+// (ringStore), each a ring of slots with marks as in ring.go, serving a
+// range of positions of one stream: T and H count
 // positions over the whole list, as they do for a bounded ring. The last
 // store serves every position from its start on; while its slots last it is
 // used lap after lap, and a queue that stays shorter than it allocates
