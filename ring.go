@@ -158,12 +158,12 @@ var ringMaxProcs = 1
 // unbounded channel a ring. No send of an unbounded ring parks, and a full
 // ring grows instead of turning senders away, so the parked-sender
 // hand-offs that cost the bounded ring its rows at GOMAXPROCS 2 do not
-// arise: there, two producers and two consumers took 19 ns per message on
-// the ring against 35 ns on the cells and 38-43 ns on native channels, with
-// 1000 goroutines 32 ns against 43 ns (native 44), and with about 100 ns of
-// work between operations 112 and 120 ns against 125 and 123 ns (native
-// 183-203), on our 2-core VM (bench/results/unbounded-2core-22a6956). No
-// machine with more cores was at hand to measure past 2.
+// arise: there, two producers and two consumers took 20 ns per message on
+// the ring against 36 ns on the cells and 39-41 ns on native channels, with
+// 1000 goroutines 38 ns against 44 ns (native 42), and with about 100 ns of
+// work between operations 113 and 122 ns against 130 and 125 ns (native
+// 189-199), on our 2-core VM (bench/results/unbounded-ring-2core-d706333).
+// No machine with more cores was at hand to measure past 2.
 var ringMaxProcsUnbounded = 2
 
 // ringRes is what a non-blocking ring step reports.
