@@ -137,6 +137,24 @@ func newRing[T any](capacity int) *Chan[T] {
 	return newChan[T](capacity, true, runtime.GOMAXPROCS(0))
 }
 
+// sendSelectWaiting and recvSelectWaiting report whether the oldest
+// registration on c's send (receive) queue is a select's that has finished
+// its registration round, its try after registering included: it parks,
+// or is about to.
+func sendSelectWaiting[T any](c *Chan[T]) bool {
+	q := &c.rb.sendq
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ws.len() > 0 && q.ws.front().sc != nil && q.ws.front().sc.st.state.Load() == selWaiting
+}
+
+func recvSelectWaiting[T any](c *Chan[T]) bool {
+	q := &c.rb.recvq
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ws.len() > 0 && q.ws.front().sc != nil && q.ws.front().sc.st.state.Load() == selWaiting
+}
+
 // parkedSenders is the number of senders parked on c's ring, or about to
 // park after a last look at it.
 func parkedSenders[T any](c *Chan[T]) int { return int(c.rb.sendq.n.Load()) }
@@ -241,7 +259,7 @@ func TestRingSelectPassesWakeOn(t *testing.T) {
 			_, err := SelectContext(ctx, OnRecv(c, nil))
 			sel <- err
 		}()
-		for c.rb.recvq.n.Load() != 1 { // the select registered
+		for !recvSelectWaiting(c) { // the select registered, tried and parks
 			runtime.Gosched()
 		}
 		got := make(chan int, 1)
@@ -280,7 +298,7 @@ func TestRingSelectPassesHandOffOn(t *testing.T) {
 			_, err := SelectContext(ctx, OnSend(c, 2, nil))
 			sel <- err
 		}()
-		for parkedSenders(c) != 1 { // the select registered
+		for !sendSelectWaiting(c) { // the select registered, tried and parks
 			runtime.Gosched()
 		}
 		sent := make(chan error, 1)
