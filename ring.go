@@ -899,17 +899,8 @@ func (rb *ringBuf[T]) sendRun(vs []T) int {
 			continue
 		}
 		sched.Point()
-		i, _ := rb.slot(t)
-		for _, v := range vs[:k] {
-			rb.vals[i] = v
-			if i++; i == rb.n {
-				i = 0
-			}
-		}
-		rb.stepRun(t, k, 0) // published
-		for i := uint64(0); i < k && rb.recvq.n.Load() != 0; i++ {
-			rb.recvq.wakeOne()
-		}
+		rb.putRun(t, vs[:k])
+		rb.afterSendRun(k)
 		return int(k)
 	}
 }
@@ -949,7 +940,6 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 	if rb.unbounded != nil {
 		return rb.recvRunUnbounded(dst)
 	}
-	var zero T
 	for {
 		h := rb.head.Load()
 		// H may move on here: stale marks are read.
@@ -963,17 +953,45 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 			continue
 		}
 		sched.Point()
-		i, _ := rb.slot(h)
-		for j := range dst[:k] {
-			dst[j] = rb.vals[i]
-			rb.vals[i] = zero
-			if i++; i == rb.n {
-				i = 0
-			}
-		}
-		rb.stepRun(h, k, 1) // free for the next lap
+		rb.takeRun(h, dst[:k])
 		rb.afterRecv()
 		return int(k)
+	}
+}
+
+// putRun writes vs into the slots of positions p, p+1, ... and publishes
+// them (len(vs) ≤ n); takeRun takes the values of those positions into dst
+// and frees their slots for the next lap. The caller has claimed the
+// positions.
+func (st *ringStore[T]) putRun(p uint64, vs []T) {
+	i, _ := st.slot(p)
+	for _, v := range vs {
+		st.vals[i] = v
+		if i++; i == st.n {
+			i = 0
+		}
+	}
+	st.stepRun(p, uint64(len(vs)), 0) // published
+}
+
+func (st *ringStore[T]) takeRun(p uint64, dst []T) {
+	var zero T
+	i, _ := st.slot(p)
+	for j := range dst {
+		dst[j] = st.vals[i]
+		st.vals[i] = zero
+		if i++; i == st.n {
+			i = 0
+		}
+	}
+	st.stepRun(p, uint64(len(dst)), 1) // free for the next lap
+}
+
+// afterSendRun wakes a registered receive for each of k values just
+// published, while any is registered.
+func (rb *ringBuf[T]) afterSendRun(k uint64) {
+	for i := uint64(0); i < k && rb.recvq.n.Load() != 0; i++ {
+		rb.recvq.wakeOne()
 	}
 }
 

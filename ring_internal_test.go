@@ -520,33 +520,56 @@ func TestRingMarkSteps(t *testing.T) {
 	}
 }
 
-// TestRingStaleMarks stops one operation at its first perturbation point,
-// right after its load of T or H (sched.SetHook: perturbed builds only),
-// moves the ring on by 0 to 258 positions while keeping its fill level,
-// and lets the operation go on with the stale T or H. The marks it then
-// reads may belong to any later lap; the one-byte marks' argument (ring.go)
-// says that such a read leads only to a failed claim, another look, or a
-// verdict that H and T prove by themselves. So the send must succeed (there
-// is room), the receive must get the oldest value, and FIFO order and the
-// invariants must hold afterwards.
-func TestRingStaleMarks(t *testing.T) {
-	if !sched.Enabled {
-		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+// staleVictim is an operation that TestRingStaleMarks and
+// TestRingUnboundedStaleStores stop midway: run does it on c and returns
+// the value received, or staleMark for a send, which sends staleMark.
+type staleVictim struct {
+	name string
+	send bool
+	run  func(c *Chan[int]) (int, error)
+}
+
+const staleMark = -1
+
+// stall starts vc on c in a goroutine and returns once it stands at its
+// first perturbation point (sched.SetHook); goOn lets it go on and returns
+// its result.
+func (vc staleVictim) stall(c *Chan[int]) (goOn func() staleResult) {
+	stalled, resume := make(chan struct{}), make(chan struct{})
+	var fired atomic.Bool
+	sched.SetHook(func() {
+		if fired.CompareAndSwap(false, true) {
+			close(stalled)
+			<-resume
+		}
+	})
+	done := make(chan staleResult)
+	go func() {
+		v, err := vc.run(c)
+		done <- staleResult{v, err}
+	}()
+	<-stalled
+	sched.SetHook(nil)
+	return func() staleResult {
+		close(resume)
+		return <-done
 	}
-	type victim struct {
-		name string
-		send bool
-		run  func(c *Chan[int]) (int, error) // the value received, or -1 for a send
-	}
-	const mark = -1 // the value the victim sends
-	victims := []victim{
-		{"TrySend", true, func(c *Chan[int]) (int, error) { return mark, c.TrySend(mark) }},
-		{"Send", true, func(c *Chan[int]) (int, error) { return mark, c.Send(mark) }},
+}
+
+type staleResult struct {
+	v   int
+	err error
+}
+
+func staleVictims() []staleVictim {
+	return []staleVictim{
+		{"TrySend", true, func(c *Chan[int]) (int, error) { return staleMark, c.TrySend(staleMark) }},
+		{"Send", true, func(c *Chan[int]) (int, error) { return staleMark, c.Send(staleMark) }},
 		{"SendMany", true, func(c *Chan[int]) (int, error) {
-			if n, err := c.SendMany([]int{mark}); n != 1 {
-				return mark, fmt.Errorf("SendMany sent %d of 1: %v", n, err)
+			if n, err := c.SendMany([]int{staleMark}); n != 1 {
+				return staleMark, fmt.Errorf("SendMany sent %d of 1: %v", n, err)
 			}
-			return mark, nil
+			return staleMark, nil
 		}},
 		{"TryRecv", false, func(c *Chan[int]) (int, error) { return c.TryRecv() }},
 		{"Recv", false, func(c *Chan[int]) (int, error) {
@@ -565,6 +588,23 @@ func TestRingStaleMarks(t *testing.T) {
 			return dst[0], err
 		}},
 	}
+}
+
+// TestRingStaleMarks stops one operation at its first perturbation point,
+// right after its load of T or H (sched.SetHook: perturbed builds only),
+// moves the ring on by 0 to 258 positions while keeping its fill level,
+// and lets the operation go on with the stale T or H. The marks it then
+// reads may belong to any later lap; the one-byte marks' argument (ring.go)
+// says that such a read leads only to a failed claim, another look, or a
+// verdict that H and T prove by themselves. So the send must succeed (there
+// is room), the receive must get the oldest value, and FIFO order and the
+// invariants must hold afterwards.
+func TestRingStaleMarks(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	const mark = staleMark
+	victims := staleVictims()
 	for _, vc := range victims {
 		for _, n := range []int{1, 2, 3, 9} {
 			for _, adv := range []int{0, 1, 2, 127, 128, 129, 254, 255, 256, 257, 258} {
@@ -579,25 +619,7 @@ func TestRingStaleMarks(t *testing.T) {
 						c.Send(next)
 						next++
 					}
-					stalled, resume := make(chan struct{}), make(chan struct{})
-					var fired atomic.Bool
-					sched.SetHook(func() {
-						if fired.CompareAndSwap(false, true) {
-							close(stalled)
-							<-resume
-						}
-					})
-					type result struct {
-						v   int
-						err error
-					}
-					done := make(chan result)
-					go func() {
-						v, err := vc.run(c)
-						done <- result{v, err}
-					}()
-					<-stalled
-					sched.SetHook(nil)
+					goOn := vc.stall(c)
 					for range adv { // the same fill level, T and H moved on
 						if fill < n {
 							c.Send(next)
@@ -612,8 +634,7 @@ func TestRingStaleMarks(t *testing.T) {
 							next++
 						}
 					}
-					close(resume)
-					r := <-done
+					r := goOn()
 					if r.err != nil {
 						t.Fatalf("%s, cap %d, ring moved on by %d: %v (fill %d: no verdict but success is right)", vc.name, n, adv, r.err, fill)
 					}
@@ -657,38 +678,8 @@ func TestRingUnboundedStaleStores(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
-	type victim struct {
-		name string
-		send bool
-		run  func(c *Chan[int]) (int, error)
-	}
-	const mark = -1 // the value a sending victim sends
-	victims := []victim{
-		{"TrySend", true, func(c *Chan[int]) (int, error) { return mark, c.TrySend(mark) }},
-		{"Send", true, func(c *Chan[int]) (int, error) { return mark, c.Send(mark) }},
-		{"SendMany", true, func(c *Chan[int]) (int, error) {
-			if n, err := c.SendMany([]int{mark}); n != 1 {
-				return mark, fmt.Errorf("SendMany sent %d of 1: %v", n, err)
-			}
-			return mark, nil
-		}},
-		{"TryRecv", false, func(c *Chan[int]) (int, error) { return c.TryRecv() }},
-		{"Recv", false, func(c *Chan[int]) (int, error) {
-			v, ok := c.Recv()
-			if !ok {
-				return v, ErrClosed
-			}
-			return v, nil
-		}},
-		{"RecvMany", false, func(c *Chan[int]) (int, error) {
-			var dst [1]int
-			n, err := c.RecvMany(dst[:])
-			if n != 1 {
-				return 0, fmt.Errorf("RecvMany got %d values: %v", n, err)
-			}
-			return dst[0], err
-		}},
-	}
+	const mark = staleMark
+	victims := staleVictims()
 	first := ringListFirst
 	for _, vc := range victims {
 		// grow: values sent while the victim stands, kept: how many of
@@ -704,25 +695,7 @@ func TestRingUnboundedStaleStores(t *testing.T) {
 					c.Send(next) // a value for the receive
 					next++
 				}
-				stalled, resume := make(chan struct{}), make(chan struct{})
-				var fired atomic.Bool
-				sched.SetHook(func() {
-					if fired.CompareAndSwap(false, true) {
-						close(stalled)
-						<-resume
-					}
-				})
-				type result struct {
-					v   int
-					err error
-				}
-				done := make(chan result)
-				go func() {
-					v, err := vc.run(c)
-					done <- result{v, err}
-				}()
-				<-stalled
-				sched.SetHook(nil)
+				goOn := vc.stall(c)
 				for range grow {
 					c.Send(next)
 					next++
@@ -737,8 +710,7 @@ func TestRingUnboundedStaleStores(t *testing.T) {
 					c.Send(next) // a value for the receive, sent after every other
 					next++
 				}
-				close(resume)
-				r := <-done
+				r := goOn()
 				if r.err != nil {
 					t.Fatalf("%s, %d sent, %d kept: %v", vc.name, grow, keep, r.err)
 				}

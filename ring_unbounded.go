@@ -251,17 +251,8 @@ func (rb *ringBuf[T]) sendRunUnbounded(vs []T) int {
 			continue
 		}
 		sched.Point()
-		i, _ := st.slot(p)
-		for _, v := range vs[:k] {
-			st.vals[i] = v
-			if i++; i == st.n {
-				i = 0
-			}
-		}
-		st.stepRun(p, k, 0) // published
-		for i := uint64(0); i < k && rb.recvq.n.Load() != 0; i++ {
-			rb.recvq.wakeOne()
-		}
+		st.putRun(p, vs[:k])
+		rb.afterSendRun(k)
 		return int(k)
 	}
 }
@@ -287,7 +278,6 @@ func (rb *ringBuf[T]) recvRunUnbounded(dst []T) int {
 // published.
 func (rb *ringBuf[T]) recvRunStore(dst []T) int {
 	l := rb.unbounded
-	var zero T
 	for {
 		st := l.recv.Load()
 		sched.Point() // receives may take st's last values, a growth link its next
@@ -308,15 +298,7 @@ func (rb *ringBuf[T]) recvRunStore(dst []T) int {
 			continue
 		}
 		sched.Point()
-		i, _ := st.slot(p)
-		for j := range dst[:k] {
-			dst[j] = st.vals[i]
-			st.vals[i] = zero
-			if i++; i == st.n {
-				i = 0
-			}
-		}
-		st.stepRun(p, k, 1) // free for the next lap
+		st.takeRun(p, dst[:k])
 		return int(k)
 	}
 }
