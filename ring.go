@@ -104,7 +104,7 @@ type ringBuf[T any] struct {
 	// so that TrySend's and TryRecv's quick verdicts (plainlyFull,
 	// plainlyEmpty) serve a ring unchanged; Close clears plainCap before it
 	// sets the closed bit, as it does for the cells.
-	tail *atomic.Uint64 // positions claimed by sends; bit 63: closed
+	tail *atomic.Uint64 // positions claimed by sends; bit 63: closed; bit 62: growBit (unbounded)
 	head *atomic.Uint64 // positions claimed by receives
 
 	// The slots of a bounded ring (n is the capacity). An unbounded
@@ -328,7 +328,9 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 // reports false, having changed nothing, when anything more is needed
 // (parked senders to queue behind, a closed or full ring, a slot in flight,
 // a lost claim); send then starts over. Kept apart and small, so that an
-// uncontended Send makes one call below Chan.send.
+// uncontended Send makes one call below Chan.send. On an unbounded ring it
+// is trySend's whole loop: such a send never waits, and fails only when
+// closed.
 func (rb *ringBuf[T]) sendFast(v T) bool {
 	if rb.unbounded != nil {
 		if rb.trySendUnbounded(v) != ringOK {
@@ -363,7 +365,8 @@ func (rb *ringBuf[T]) sendFast(v T) bool {
 // recvFast is Recv's first step: one try at the slot that the loaded H
 // points at, as tryRecv's first round would make it. It reports false,
 // having changed nothing, unless that slot was published and its claim
-// won; recv then starts over.
+// won; recv then starts over. On an unbounded ring it is tryRecv's whole
+// loop, which may also move the list's receive store on.
 func (rb *ringBuf[T]) recvFast() (v T, ok bool) {
 	if rb.unbounded != nil {
 		v, r := rb.tryRecvUnbounded()

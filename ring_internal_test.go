@@ -818,3 +818,74 @@ func TestRingUnboundedGrowth(t *testing.T) {
 		t.Fatalf("a queue growing by 1000 values per run allocated nothing: the measure does not see allocations")
 	}
 }
+
+// TestRingUnboundedDuringGrowth stops a send on an unbounded ring inside
+// its growth, after it has linked the new store and made it the send
+// store but before it clears growBit, and checks what other calls see
+// meanwhile: Len counts the grower's value (its send took effect at its
+// claim), receives take every value in order, including the grower's, then
+// report empty; a TrySelect over a receive finds nothing ready and returns
+// (reading growBit as values made it spin until the grower went on);
+// Close takes effect, and the grower's send still succeeds.
+func TestRingUnboundedDuringGrowth(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	c := newRing[int](Unbounded)
+	l := c.rb.unbounded
+	first := l.send.Load()
+	n := int(first.n)
+	for i := range n {
+		c.Send(i)
+	}
+	stalled, resume := make(chan struct{}), make(chan struct{})
+	var fired atomic.Bool
+	sched.SetHook(func() {
+		if c.s.Load()&growBit != 0 && l.send.Load() != first && fired.CompareAndSwap(false, true) {
+			close(stalled)
+			<-resume
+		}
+	})
+	sent := make(chan error)
+	go func() { sent <- c.TrySend(n) }()
+	<-stalled
+	sched.SetHook(nil)
+
+	if got := c.Len(); got != n+1 {
+		t.Fatalf("Len() = %d during the growth, want %d", got, n+1)
+	}
+	for want := 0; want <= n; want++ {
+		if v, err := c.TryRecv(); err != nil || v != want {
+			t.Fatalf("TryRecv = %d, %v during the growth; want %d", v, err, want)
+		}
+	}
+	if _, err := c.TryRecv(); err != ErrEmpty {
+		t.Fatalf("TryRecv of the drained channel during the growth: %v, want ErrEmpty", err)
+	}
+	if got := c.Len(); got != 0 {
+		t.Fatalf("Len() = %d, drained, during the growth", got)
+	}
+	if j, ok := TrySelect(OnRecv(c, nil)); ok {
+		t.Fatalf("TrySelect over a receive of the drained channel = %d, %v; want -1, false", j, ok)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close during the growth: %v", err)
+	}
+	if _, err := c.TryRecv(); err != ErrClosed {
+		t.Fatalf("TryRecv after Close, drained: %v, want ErrClosed", err)
+	}
+	closedSeen := false
+	if j, ok := TrySelect(OnRecv(c, func(_ int, ok bool) { closedSeen = !ok })); j != 0 || !ok || !closedSeen {
+		t.Fatalf("TrySelect over a receive of the closed channel = %d, %v (closed seen %v); want 0, true, true", j, ok, closedSeen)
+	}
+	close(resume)
+	if err := <-sent; err != nil {
+		t.Fatalf("the grower's TrySend: %v (it took effect before Close)", err)
+	}
+	if err := c.rb.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.TrySend(0); err != ErrClosed {
+		t.Fatalf("TrySend after Close: %v", err)
+	}
+}

@@ -28,7 +28,7 @@ func (rc *ringRecvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 	rb := rc.c.rb
 	h := rb.head.Load()
 	t := rb.tail.Load()
-	return append(dst, h, t), t&counterMask > h || t&closedBit != 0
+	return append(dst, h, t), t&ringPosMask > h || t&closedBit != 0
 }
 
 func (rc *ringRecvCase[T]) try() bool {

@@ -21,18 +21,22 @@ import (
 // large up to ringListMax slots, which serves the positions from the
 // send's own on; the old store serves the positions before, and once
 // receivers are past them nothing points at it: the garbage collector
-// reclaims it, so the memory of a burst goes once the burst is received.
+// reclaims it. So once a burst is received, the channel keeps its last
+// store and at most one spare (below), each of at most ringListMax slots.
 //
 // Growth: a send that finds the last store st full at T = t (slot t shows
 // a mark of an earlier lap and t - H ≥ st.n, as for a bounded ring) claims
 // position t for its value with a compare-and-swap T: t → t+1 that also
-// sets growBit, which holds every other claim of T off. It then writes its
-// value into slot 0 of the new store nst, sets nst.start = t, links
-// st.next = nst, makes nst the list's send store, and clears growBit. The
-// send takes effect at that compare-and-swap. A send that loads T with
-// growBit set waits, yielding, for the grower, which is a few instructions
-// from clearing it; T never goes back to a value it had, so a send that
-// loaded T before the growth fails its claim.
+// sets growBit, which holds every other claim of T off. It then sets
+// nst.start = t for the new store nst, writes its value into nst's slot 0
+// and publishes it, links st.next = nst, makes nst the list's send store,
+// and clears growBit. The send takes effect at that compare-and-swap. A
+// send that loads T with growBit set waits, yielding, for the grower, which
+// is a few instructions from clearing it; T never goes back to a value it
+// had, so a send that loaded T before the growth fails its claim. Receives
+// do not look at growBit: a receive of t waits for st.next (below), and
+// once it is linked receives may take t and go on while growBit is still
+// set, so every reader of T that counts positions masks growBit out.
 //
 // Which store serves a position: every claim of a position goes through a
 // compare-and-swap of the value of T (H) loaded before it, and every store
@@ -163,8 +167,8 @@ func (rb *ringBuf[T]) grow(st *ringStore[T], t uint64, v T) bool {
 		l.spare.Store(nst) // never published: nobody else holds it
 		return false
 	}
-	// The send takes effect at that claim; sends wait, receives of t and
-	// after look again, until growBit is cleared.
+	// The send takes effect at that claim. Sends wait until growBit is
+	// cleared; a receive of t waits until st.next is linked.
 	sched.Point()
 	nst.start = t
 	nst.vals[0] = v
