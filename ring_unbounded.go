@@ -13,8 +13,8 @@ import (
 // An unbounded channel made while GOMAXPROCS is at most
 // ringMaxProcsUnbounded (2) keeps its values in a list of stores
 // (ringStore), each a ring of slots with marks as in ring.go, serving a
-// range of positions of one stream: T and H count
-// positions over the whole list, as they do for a bounded ring. The last
+// range of positions of one stream: T and H count positions over the whole
+// list, as they do for a bounded ring. The last
 // store serves every position from its start on; while its slots last it is
 // used lap after lap, and a queue that stays shorter than it allocates
 // nothing. A send that finds the last store full links a new one, twice as
@@ -54,8 +54,14 @@ import (
 //     at most the end, and position h is st's (h = the end shows as not
 //     published: no send claimed it in st, and T > h then, so the receive
 //     looks again until st.next is set).
-// A store's marks count laps from its start, so the byte argument above
-// holds in each store as it does in a bounded ring.
+// A store's marks count laps from its start, so the byte argument of
+// ring.go holds in each store as it does in a bounded ring.
+//
+// Linearization points, as in ring.go: a send takes effect at its claim
+// of T (a growth's compare-and-swap is one), a receive at its claim of H,
+// Close at its OR of the closed bit into T; a growth under way when Close
+// comes keeps that bit as it clears growBit, and its send, which took
+// effect before, is received.
 //
 // Invariants (quiescent): the receive store serves H, or H is its end (the
 // next store's start); the send store is the last; for each store, the
