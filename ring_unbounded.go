@@ -113,25 +113,53 @@ func (l *ringList[T]) grown(st *ringStore[T]) *ringStore[T] {
 	return newRingStore[T](int(n))
 }
 
+// sendAt loads the list's send store st and then T = t, and returns them
+// once st.next, loaded after T, is nil: st was the last store when T was
+// t, so position t is st's if T is still t at a claim (unless t carries
+// growBit or the closed bit, which the caller looks at first).
+func (l *ringList[T]) sendAt(tail *atomic.Uint64) (*ringStore[T], uint64) {
+	for {
+		st := l.send.Load()
+		sched.Point() // a growth may link a store after st
+		t := tail.Load()
+		sched.Point() // T may move on, a growth link another store
+		if st.next.Load() == nil {
+			return st, t
+		}
+	}
+}
+
+// recvAt loads the list's receive store st and then H = h, moving the
+// receive store on while st.next, loaded after H, starts at or before h
+// (st is done with), and returns them: h ≥ st.start, and h is at most st's
+// end, so position h is st's or, at st's end, shows as not published in
+// it (see above).
+func (l *ringList[T]) recvAt(head *atomic.Uint64) (*ringStore[T], uint64) {
+	for {
+		st := l.recv.Load()
+		sched.Point() // receives may take st's last values, a growth link its next
+		h := head.Load()
+		sched.Point() // H may move on, a growth link another store
+		nx := st.next.Load()
+		if nx == nil || h < nx.start {
+			return st, h
+		}
+		l.recv.CompareAndSwap(st, nx) // st is done with
+	}
+}
+
 // trySendUnbounded claims the next position for v and publishes v there,
 // linking a new store when the last is full, or reports closed. The verdict
 // holds at its last load of T.
 func (rb *ringBuf[T]) trySendUnbounded(v T) ringRes {
-	l := rb.unbounded
 	for {
-		st := l.send.Load()
-		sched.Point() // a growth may link a store after st
-		t := rb.tail.Load()
+		st, t := rb.unbounded.sendAt(rb.tail)
 		if t&closedBit != 0 {
 			return ringClosed
 		}
 		if t&growBit != 0 {
 			runtime.Gosched() // a send is linking the next store
 			continue
-		}
-		sched.Point() // T may move on, a growth link another store
-		if st.next.Load() != nil {
-			continue // st stopped being the last after its load
 		}
 		i, free := st.slot(t - st.start)
 		sched.Point() // T may move on: a stale mark is read
@@ -191,17 +219,9 @@ func (rb *ringBuf[T]) grow(st *ringStore[T], t uint64, v T) bool {
 // it, or reports empty, or closed and drained; the verdicts hold at its
 // last load of T.
 func (rb *ringBuf[T]) tryRecvUnbounded() (T, ringRes) {
-	l := rb.unbounded
 	var zero T
 	for {
-		st := l.recv.Load()
-		sched.Point() // receives may take st's last values, a growth link its next
-		h := rb.head.Load()
-		sched.Point() // H may move on, a growth link another store
-		if nx := st.next.Load(); nx != nil && h >= nx.start {
-			l.recv.CompareAndSwap(st, nx) // st is done with
-			continue
-		}
+		st, h := rb.unbounded.recvAt(rb.head)
 		i, free := st.slot(h - st.start)
 		sched.Point() // H may move on: a stale mark is read
 		m := st.mark(i)
@@ -238,17 +258,10 @@ func (rb *ringBuf[T]) tryRecvUnbounded() (T, ringRes) {
 // caller's single send then grows it), while a growth is under way, or
 // closed.
 func (rb *ringBuf[T]) sendRunUnbounded(vs []T) int {
-	l := rb.unbounded
 	for {
-		st := l.send.Load()
-		sched.Point() // a growth may link a store after st
-		t := rb.tail.Load()
+		st, t := rb.unbounded.sendAt(rb.tail)
 		if t&(closedBit|growBit) != 0 {
 			return 0
-		}
-		sched.Point()
-		if st.next.Load() != nil {
-			continue
 		}
 		// T may move on here: stale marks are read.
 		p := t - st.start
@@ -287,16 +300,8 @@ func (rb *ringBuf[T]) recvRunUnbounded(dst []T) int {
 // its store's end, since no slot of the store shows the next position
 // published.
 func (rb *ringBuf[T]) recvRunStore(dst []T) int {
-	l := rb.unbounded
 	for {
-		st := l.recv.Load()
-		sched.Point() // receives may take st's last values, a growth link its next
-		h := rb.head.Load()
-		sched.Point()
-		if nx := st.next.Load(); nx != nil && h >= nx.start {
-			l.recv.CompareAndSwap(st, nx)
-			continue
-		}
+		st, h := rb.unbounded.recvAt(rb.head)
 		// H may move on here: stale marks are read.
 		p := h - st.start
 		k := st.runLen(p, min(uint64(len(dst)), st.n), 1) // published slots
