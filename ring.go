@@ -121,7 +121,10 @@ type ringBuf[T any] struct {
 // and so the marks, count from start (slot, stepRun and runLen take
 // positions counted from start). A bounded ring's store starts at 0.
 type ringStore[T any] struct {
-	start uint64
+	// start is the first position the store serves. An unbounded ring
+	// reuses stores, each time from a new start, so goroutines that hold
+	// a store from before may read it while it changes: it is atomic.
+	start atomic.Uint64
 	n     uint64          // the number of slots
 	vals  []T             // vals[i]: the value in slot i
 	marks []atomic.Uint64 // slot i's mark: byte i mod 8 (from the low end) of marks[i / 8]

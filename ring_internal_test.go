@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -63,12 +64,12 @@ func (rb *ringBuf[T]) checkInvariants() error {
 // otherwise.
 func (st *ringStore[T]) checkMarks(base, limit uint64, fail func(string, ...any)) {
 	for p := base; p < base+st.n; p++ {
-		i, want := st.slot(p - st.start) // free for the send of p
+		i, want := st.slot(p - st.start.Load()) // free for the send of p
 		if p < limit {
 			want++ // published
 		}
 		if m := st.mark(i); m != want {
-			fail("slot of position %d (store from %d): mark %d, want %d", p, st.start, m, want)
+			fail("slot of position %d (store from %d): mark %d, want %d", p, st.start.Load(), m, want)
 		}
 	}
 }
@@ -88,31 +89,40 @@ func (l *ringList[T]) checkInvariants(tw, h uint64, fail func(string, ...any)) {
 		return
 	}
 	st := l.recv.Load()
-	if h < st.start {
-		fail("H = %d before the receive store's start %d", h, st.start)
+	if h < st.start.Load() {
+		fail("H = %d before the receive store's start %d", h, st.start.Load())
 		return
 	}
+	if rs := l.recvStart.Load(); rs != st.start.Load() {
+		fail("recvStart %d, but the receive store starts at %d", rs, st.start.Load())
+	}
+	seen := map[*ringStore[T]]bool{}
 	for n := 0; ; n++ {
+		if seen[st] {
+			fail("store from %d twice in the list", st.start.Load())
+			return
+		}
+		seen[st] = true
 		nx := st.next.Load()
 		end := t
 		if nx != nil {
-			end = nx.start
-			if end-st.start < st.n {
-				fail("store from %d of %d slots ended at %d, before a lap", st.start, st.n, end)
+			end = nx.start.Load()
+			if end-st.start.Load() < st.n {
+				fail("store from %d of %d slots ended at %d, before a lap", st.start.Load(), st.n, end)
 			}
 			if nx.n != min(2*st.n, l.max) {
-				fail("store from %d of %d slots followed by one of %d", st.start, st.n, nx.n)
+				fail("store from %d of %d slots followed by one of %d", st.start.Load(), st.n, nx.n)
 			}
 			if h > end {
-				fail("H = %d past the end %d of the receive store (from %d)", h, end, st.start)
+				fail("H = %d past the end %d of the receive store (from %d)", h, end, st.start.Load())
 				return
 			}
 		} else if st != l.send.Load() {
-			fail("the last store (from %d) is not the send store", st.start)
+			fail("the last store (from %d) is not the send store", st.start.Load())
 		}
-		base := max(h, st.start)
+		base := max(h, st.start.Load())
 		if end-base > st.n {
-			fail("store from %d of %d slots holds positions %d to %d", st.start, st.n, base, end)
+			fail("store from %d of %d slots holds positions %d to %d", st.start.Load(), st.n, base, end)
 			return
 		}
 		st.checkMarks(base, end, fail)
@@ -535,10 +545,16 @@ const staleMark = -1
 // first perturbation point (sched.SetHook); goOn lets it go on and returns
 // its result.
 func (vc staleVictim) stall(c *Chan[int]) (goOn func() staleResult) {
+	return vc.stallAt(c, 0)
+}
+
+// stallAt is stall at the perturbation point after the first skip ones;
+// every victim passes at least three before it claims a position.
+func (vc staleVictim) stallAt(c *Chan[int], skip int) (goOn func() staleResult) {
 	stalled, resume := make(chan struct{}), make(chan struct{})
-	var fired atomic.Bool
+	var passed atomic.Int64
 	sched.SetHook(func() {
-		if fired.CompareAndSwap(false, true) {
+		if passed.Add(1) == int64(skip)+1 {
 			close(stalled)
 			<-resume
 		}
@@ -744,6 +760,437 @@ func TestRingUnboundedStaleStores(t *testing.T) {
 	}
 }
 
+// TestRingUnboundedReusedStores stops each kind of send and receive on an
+// unbounded ring at one of its first three perturbation points, with the
+// list's send or receive store loaded (and for a receive, its start, H and
+// possibly its next), and while it stands runs rounds that grow the list
+// by several stores and drain it, so that receives leave stores behind
+// and growths reuse them, the victim's among them, from new starts. The
+// victim then goes on holding a store that now serves other positions; a
+// send must still land after every value sent while it stood, and a
+// receive take the oldest value.
+func TestRingUnboundedReusedStores(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	const mark = staleMark
+	reusedTheVictims := 0
+	for _, vc := range staleVictims() {
+		for skip := range 3 {
+			for _, keep := range []int{0, 1, 5} {
+				c := newRing[int](Unbounded)
+				l := c.rb.unbounded
+				next, want := 0, 0
+				// Grow to stores of the largest size first, so that the
+				// victim holds one that a growth may reuse.
+				for range 4 * ringListCap {
+					c.Send(next)
+					next++
+				}
+				for c.Len() > 1 {
+					if v, _ := c.Recv(); v != want {
+						t.Fatalf("%s: got %d, want %d", vc.name, v, want)
+					}
+					want++
+				}
+				victimStore := l.recv.Load()
+				if vc.send {
+					victimStore = l.send.Load()
+				}
+				from := victimStore.start.Load()
+				goOn := vc.stallAt(c, skip)
+				reused := false
+				for round := 0; round < 50 && !reused; round++ {
+					for range 3*ringListCap + round {
+						c.Send(next)
+						next++
+						if st := l.send.Load(); st == victimStore && st.start.Load() != from {
+							reused = true
+						}
+					}
+					for c.Len() > keep {
+						if v, _ := c.Recv(); v != want {
+							t.Fatalf("%s at point %d: while the victim stood, got %d, want %d", vc.name, skip, v, want)
+						}
+						want++
+					}
+				}
+				if reused {
+					reusedTheVictims++
+				}
+				if !vc.send && c.Len() == 0 {
+					c.Send(next) // a value for the receive, sent after every other
+					next++
+				}
+				r := goOn()
+				what := fmt.Sprintf("%s at point %d, %d kept (victim's store reused: %v)", vc.name, skip, keep, reused)
+				if r.err != nil {
+					t.Fatalf("%s: %v", what, r.err)
+				}
+				if !vc.send {
+					if r.v != want {
+						t.Fatalf("%s: got %d, want %d", what, r.v, want)
+					}
+					want++
+				}
+				if err := c.rb.checkInvariants(); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				for c.Len() > 0 {
+					v, _ := c.Recv()
+					if v == mark && vc.send && want == next {
+						want = mark // the victim's value, after every value sent before it
+					} else if v != want {
+						t.Fatalf("%s: drained %d, want %d", what, v, want)
+					} else {
+						want++
+					}
+				}
+				if vc.send && want != mark {
+					t.Fatalf("%s: the victim's value was not received last", what)
+				}
+			}
+		}
+	}
+	// sync.Pool, which keeps the stores left behind, drops some of them at
+	// random under the race detector; each case above ran up to 50 rounds
+	// until the victim's store came back.
+	if reusedTheVictims == 0 {
+		t.Fatal("no victim's store was reused while the victim stood: the test does not test reuse")
+	}
+	t.Logf("the victim's store was reused in %d of %d cases", reusedTheVictims, len(staleVictims())*3*3)
+}
+
+// reuseRig drives an unbounded ring from the test's goroutine, one value
+// per position (value v is sent at position v), for the tests of store
+// reuse.
+type reuseRig struct {
+	t          *testing.T
+	c          *Chan[int]
+	l          *ringList[int]
+	next, want int
+}
+
+// newReuseRig returns a rig whose receive store x has the largest size and
+// is followed by another store, with H inside x and values after it.
+func newReuseRig(t *testing.T) (r *reuseRig, x *ringStore[int]) {
+	c := newRing[int](Unbounded)
+	r = &reuseRig{t: t, c: c, l: c.rb.unbounded}
+	for r.l.send.Load().n < r.l.max {
+		r.send(1)
+	}
+	x = r.l.send.Load()
+	r.send(int(r.l.max) + 1) // fills x, grows past it
+	for r.l.recv.Load() != x {
+		r.recv(1)
+	}
+	return r, x
+}
+
+func (r *reuseRig) send(k int) {
+	for range k {
+		r.c.Send(r.next)
+		r.next++
+	}
+}
+
+func (r *reuseRig) recv(k int) {
+	r.t.Helper()
+	for range k {
+		if v, _ := r.c.Recv(); v != r.want {
+			r.t.Fatalf("got %d, want %d", v, r.want)
+		}
+		r.want++
+	}
+}
+
+// growAt drains the ring and moves it on so that the next growth comes at
+// position tg, and returns the store that growth links: the last store has
+// the largest size, and T ≤ tg - that size.
+func (r *reuseRig) growAt(tg uint64) *ringStore[int] {
+	r.t.Helper()
+	n := int(r.l.max)
+	r.recv(r.c.Len())
+	for uint64(r.next) < tg-uint64(n) {
+		r.send(1)
+		r.recv(1)
+	}
+	if uint64(r.next) != tg-uint64(n) {
+		r.t.Fatalf("T = %d, past %d", r.next, tg-uint64(n))
+	}
+	r.send(n + 1) // fills the last store, then grows at tg
+	if st := r.l.send.Load(); st.start.Load() != tg {
+		r.t.Fatalf("the last store starts at %d, want a growth at %d", st.start.Load(), tg)
+	}
+	return r.l.send.Load()
+}
+
+// TestRingUnboundedReusedStoreMarks stops a receive right after it has
+// loaded its store x and x's start, lets x be left behind and reused from
+// a start at 128 laps and one position past its old one, and lets the
+// receive go on at H = that start. Computed from the old start, H falls on
+// slot 1 at lap 128, whose mark (free for lap 0 modulo 256, published 1) is
+// what slot 1 shows now for the position after H: a receive that did not
+// check, after its marks, that x was still the receive store would take
+// that value, out of order.
+func TestRingUnboundedReusedStoreMarks(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	for _, vc := range staleVictims() {
+		if vc.send {
+			continue
+		}
+		reused := false
+		for attempt := 0; attempt < 20 && !reused; attempt++ {
+			r, x := newReuseRig(t)
+			n, old := r.l.max, x.start.Load()
+			goOn := vc.stallAt(r.c, 0)
+			for r.l.recv.Load() == x {
+				r.recv(1)
+			}
+			tg := old + 128*n + 1
+			if reused = r.growAt(tg) == x; reused {
+				r.recv(int(n)) // H = tg, in x
+				r.send(int(n) - 2)
+			}
+			res := goOn()
+			if !reused {
+				continue // the pool dropped x (it may, under the race detector)
+			}
+			if res.err != nil || res.v != r.want {
+				t.Fatalf("%s: got %d, %v; want %d (the store it held was reused from %d, was from %d)", vc.name, res.v, res.err, r.want, tg, old)
+			}
+			r.want++
+			r.recv(r.c.Len())
+			if err := r.c.rb.checkInvariants(); err != nil {
+				t.Fatalf("%s: %v", vc.name, err)
+			}
+		}
+		if !reused {
+			t.Fatalf("%s: the victim's store was not reused in 20 tries", vc.name)
+		}
+	}
+}
+
+// TestRingUnboundedLeftBehindStore stops a receive r2 between its claim of
+// a position in store x and its step (so x is not drained and keeps its
+// start and next when left behind), then a receive r1 right after it has
+// loaded x as the receive store; lets the list move past x and its next
+// store y, and y be reused from a start past H, with H at a position whose
+// slot in x is r2's and whose lap there is 128 laps on (the same mark
+// byte). Then r1 goes on: x's start is unchanged and H < y's start, so a
+// receive that checked only x's start would take r2's value again from x
+// and lose H's; r1 must take H's value, r2 its own.
+func TestRingUnboundedLeftBehindStore(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	claimed := map[string]int{"TryRecv": 4, "Recv": 4, "RecvMany": 3} // the point after the claim
+	for _, r1 := range staleVictims() {
+		for _, r2 := range staleVictims() {
+			if r1.send || r2.send {
+				continue
+			}
+			reused := false
+			for attempt := 0; attempt < 20 && !reused; attempt++ {
+				r, x := newReuseRig(t)
+				y, n := x.next.Load(), r.l.max
+				mine := r.want
+				goOn2 := r2.stallAt(r.c, claimed[r2.name])
+				r.want++
+				goOn1 := r1.stallAt(r.c, 0)
+				for r.l.recv.Load() == x {
+					r.recv(1)
+				}
+				tg := uint64(r.next) + 2*n
+				r.growAt(tg) // y is followed by another store, and left behind next
+				laps := (tg+2*n)/(128*n) + 1
+				if reused = r.growAt(uint64(mine)+128*n*laps+n) == y; !reused {
+					goOn1()
+					goOn2()
+					continue // the pool dropped y (it may, under the race detector)
+				}
+				h := int(r.c.r.Load()) // ≡ mine modulo 128 laps of x
+				res1, res2 := goOn1(), goOn2()
+				if res1.err != nil || res1.v != h || res2.err != nil || res2.v != mine {
+					t.Fatalf("%s then %s: got %d, %v and %d, %v; want %d and %d", r1.name, r2.name, res1.v, res1.err, res2.v, res2.err, h, mine)
+				}
+				r.want = h + 1
+				r.recv(r.c.Len())
+				if err := r.c.rb.checkInvariants(); err != nil {
+					t.Fatalf("%s then %s: %v", r1.name, r2.name, err)
+				}
+			}
+			if !reused {
+				t.Fatalf("%s then %s: the store after the victims' was not reused in 20 tries", r1.name, r2.name)
+			}
+		}
+	}
+}
+
+// TestRingUnboundedResetAfterClaim stops a TrySend v1 right after it has
+// loaded the send store x, moves the list past x (x goes to the pool), and
+// stops a second TrySend g inside its growth with x in hand, before its
+// claim of T; then lets another send claim that position with a growth of
+// its own, so that g's claim fails and g puts x back, and moves T to 128
+// laps of x past x's start, where a slot showing a zero mark reads as free.
+// Then g and v1 go on. Had g reset x (next nil, zero marks) before its
+// claim, v1 would find x the last store and claim a position in it, where
+// no receive would ever find its value; both values must be in the
+// channel, g's then v1's.
+func TestRingUnboundedResetAfterClaim(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	const gMark = -2
+	trySend := func(v int) staleVictim {
+		return staleVictim{"TrySend", true, func(c *Chan[int]) (int, error) { return v, c.TrySend(v) }}
+	}
+	const inGrowth = 4 // TrySend's points: two in sendAt, two at its slot, then the growth's
+	heldX := false
+	for attempt := 0; attempt < 20 && !heldX; attempt++ {
+		c := newRing[int](Unbounded)
+		r := &reuseRig{t: t, c: c, l: c.rb.unbounded}
+		for r.l.send.Load().n < r.l.max {
+			r.send(1)
+		}
+		x, n := r.l.send.Load(), r.l.max
+		goOnV1 := trySend(staleMark).stallAt(c, 0)
+		r.send(int(n) + 1) // fills x, grows past it
+		for r.l.recv.Load() == x {
+			r.recv(1) // leaves x behind: to the pool
+		}
+		r.recv(c.Len())
+		r.send(int(n)) // the last store full: the next send grows
+		goOnG := trySend(gMark).stallAt(c, inGrowth)
+		if c.s.Load()&growBit != 0 {
+			t.Fatal("g stalled after its claim, not before")
+		}
+		r.send(1) // claims g's position, growing with a store of its own
+		if r.l.send.Load() == x {
+			continue // the pool gave x to this growth, not g's
+		}
+		target := x.start.Load() + 128*n*((uint64(r.next)-x.start.Load())/(128*n)+1)
+		r.recv(c.Len())
+		for uint64(r.next) < target {
+			r.send(1)
+			r.recv(1)
+		}
+		resG := goOnG() // fails its claim, puts what it held back, sends at target
+		resV1 := goOnV1()
+		if resG.err != nil || resV1.err != nil {
+			t.Fatalf("g: %v, v1: %v", resG.err, resV1.err)
+		}
+		if err := c.rb.checkInvariants(); err != nil {
+			t.Fatalf("after g and v1 sent: %v", err)
+		}
+		if a, _ := c.Recv(); a != gMark {
+			t.Fatalf("received %d, want g's value %d", a, gMark)
+		}
+		if b, _ := c.Recv(); b != staleMark {
+			t.Fatalf("received %d, want v1's value %d", b, staleMark)
+		}
+		// g held x if the pool has it back now: the next growth takes it.
+		r.next = int(c.s.Load()) // positions and values agree again
+		r.want = r.next
+		heldX = r.growAt(c.s.Load()+n) == x
+	}
+	if !heldX {
+		t.Fatal("g never held x in 20 tries: the test does not test a growth's failed claim")
+	}
+}
+
+// TestRingUnboundedLeaveAfterReuse stops a receive that has found its
+// store x done with (H at the next store's start) just before it moves the
+// list on, lets the list move on without it, x be reused and become the
+// receive store again, with the store y that followed it then reused
+// after it, and then lets it go on: it must not move the list from x to y,
+// which a move keyed on x's address alone would do (the receives would
+// then look for H in a store that starts past it, and wait for ever).
+func TestRingUnboundedLeaveAfterReuse(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	for _, vc := range staleVictims() {
+		if vc.send {
+			continue
+		}
+		reused := false
+		for attempt := 0; attempt < 20 && !reused; attempt++ {
+			r, x := newReuseRig(t)
+			y := x.next.Load()
+			for r.c.r.Load() < y.start.Load() {
+				r.recv(1)
+			}
+			goOn := vc.stallAt(r.c, 2) // found x done with, in leave
+			r.recv(1)                  // moves the list on to y, and x to the pool
+			if reused = r.growAt(r.c.s.Load()+uint64(r.l.max)) == x; reused {
+				r.send(int(r.l.max)) // fills x, grows past it
+				for r.l.recv.Load() != x {
+					r.recv(1) // and leaves y behind
+				}
+				r.send(int(r.l.max)) // fills the last store, grows past it: y is reused
+				reused = r.l.send.Load() == y
+			}
+			res := goOn()
+			if !reused {
+				continue
+			}
+			if res.err != nil || res.v != r.want {
+				t.Fatalf("%s: got %d, %v; want %d", vc.name, res.v, res.err, r.want)
+			}
+			r.want++
+			if err := r.c.rb.checkInvariants(); err != nil {
+				t.Fatalf("%s: %v", vc.name, err)
+			}
+			r.recv(r.c.Len())
+		}
+		if !reused {
+			t.Fatalf("%s: the victim's store was not reused in 20 tries", vc.name)
+		}
+	}
+}
+
+// TestRingUnboundedNoReuseUnderReceive stops a receive between its claim of
+// a position in store x and the step that frees its slot, lets the list
+// move past x, and grows it: x must not be reused while that receive is
+// under way (its value would be overwritten, its step land on a reset
+// mark), so the growth links another store, and the receive then returns
+// its own value.
+func TestRingUnboundedNoReuseUnderReceive(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
+	}
+	claimed := map[string]int{"TryRecv": 4, "Recv": 4, "RecvMany": 3} // the point after the claim
+	for _, vc := range staleVictims() {
+		if vc.send {
+			continue
+		}
+		r, x := newReuseRig(t)
+		mine := r.want
+		goOn := vc.stallAt(r.c, claimed[vc.name])
+		if got := r.c.r.Load(); got != uint64(mine)+1 {
+			t.Fatalf("%s: stalled with H = %d, want %d: not after its claim", vc.name, got, mine+1)
+		}
+		r.want++
+		for r.l.recv.Load() == x {
+			r.recv(1)
+		}
+		if st := r.growAt(r.c.s.Load() + uint64(r.l.max)); st == x {
+			t.Fatalf("%s: a growth reused the store of a receive under way", vc.name)
+		}
+		res := goOn()
+		if res.err != nil || res.v != mine {
+			t.Fatalf("%s: got %d, %v; want %d", vc.name, res.v, res.err, mine)
+		}
+		r.recv(r.c.Len())
+		if err := r.c.rb.checkInvariants(); err != nil {
+			t.Fatalf("%s: %v", vc.name, err)
+		}
+	}
+}
+
 // TestRingUnboundedGrowth fills an unbounded ring in bursts from one
 // goroutine and drains it, checking the list after every step: stores
 // double from ringListFirst slots to ringListCap and stay there, a store
@@ -784,7 +1231,7 @@ func TestRingUnboundedGrowth(t *testing.T) {
 			t.Fatalf("TryRecv of a drained channel: %v, want ErrEmpty", err)
 		}
 		if l.recv.Load() != l.send.Load() {
-			t.Fatalf("drained after a burst of %d: the receive store (from %d) is not the send store (from %d)", burst, l.recv.Load().start, l.send.Load().start)
+			t.Fatalf("drained after a burst of %d: the receive store (from %d) is not the send store (from %d)", burst, l.recv.Load().start.Load(), l.send.Load().start.Load())
 		}
 	}
 	if n := l.send.Load().n; n != ringListMax(unsafe.Sizeof(0)) || n != ringListCap {
@@ -816,6 +1263,29 @@ func TestRingUnboundedGrowth(t *testing.T) {
 	})
 	if growing == 0 {
 		t.Fatalf("a queue growing by 1000 values per run allocated nothing: the measure does not see allocations")
+	}
+
+	// A queue that grows past several stores and drains, again and again,
+	// reuses the stores it left behind. The pool that keeps them is
+	// emptied by the garbage collector, which may run during a measure:
+	// the best of three must be 0.
+	for c.Len() > 0 {
+		c.TryRecv()
+	}
+	cycle := func() {
+		for i := range 4 * ringListCap {
+			c.TrySend(i)
+		}
+		for range 4 * ringListCap {
+			c.TryRecv()
+		}
+	}
+	cycling := math.Inf(1)
+	for range 3 {
+		cycling = min(cycling, testing.AllocsPerRun(10, cycle))
+	}
+	if cycling != 0 {
+		t.Fatalf("a queue growing to %d values and drained: %v allocations per round, want 0", 4*ringListCap, cycling)
 	}
 }
 

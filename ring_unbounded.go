@@ -2,6 +2,7 @@ package chans
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -19,10 +20,14 @@ import (
 // used lap after lap, and a queue that stays shorter than it allocates
 // nothing. A send that finds the last store full links a new one, twice as
 // large up to ringListMax slots, which serves the positions from the
-// send's own on; the old store serves the positions before, and once
-// receivers are past them nothing points at it: the garbage collector
-// reclaims it. So once a burst is received, the channel keeps its last
-// store and at most one spare (below), each of at most ringListMax slots.
+// send's own on; the old store serves the positions before. Once
+// receivers are past them, a store of ringListMax slots goes to a pool
+// (sync.Pool) from which later growths take it, so a queue that keeps
+// growing and draining allocates nothing in steady state; the garbage
+// collector empties the pool, and reclaims smaller stores at once. So once
+// a burst is received and the collector has run twice, the channel keeps
+// its last store and at most one spare (below), each of at most
+// ringListMax slots.
 //
 // Growth: a send that finds the last store st full at T = t (slot t shows
 // a mark of an earlier lap and t - H ≥ st.n, as for a bounded ring) claims
@@ -45,7 +50,8 @@ import (
 //     st.next: nil there means st was the last store when T was t (a
 //     growth links st.next before it clears growBit, and moves T on), so
 //     position t is st's if T is still t at the claim;
-//   - a receive loads the receive store st, then H = h, then st.next: if
+//   - a receive loads the receive store st (checking it against
+//     recvStart, below), then H = h, then st.next: if
 //     it is set and h ≥ st.next.start, st is done with (every position it
 //     serves has been claimed by a receive) and the receive moves the list's
 //     receive store on. Else h < st.next.start or st.next was nil at that
@@ -57,6 +63,45 @@ import (
 // A store's marks count laps from its start, so the byte argument of
 // ring.go holds in each store as it does in a bounded ring.
 //
+// Reusing stores: a goroutine may hold a store from its last use for as
+// long as the scheduler likes, while the store is left behind, reused
+// from a new start, left behind again. Every field a reuse writes (marks,
+// next, start) is atomic, and three rules keep what such a goroutine does
+// harmless:
+//   - A store is reused only by a grower, after its claim of T, while it
+//     holds growBit, and only once every slot shows free (drained: no
+//     receive stands between its claim and its step). A send claims a
+//     position with a compare-and-swap of a T loaded without growBit, so
+//     no send that looked at the store before the reuse claims a position
+//     in it before it is linked; after, T has moved past every position
+//     such a send loaded, and a send that loads T after the reuse reads
+//     the store's new start, which the reuse stored before the grower
+//     cleared growBit.
+//   - The receive store moves on by a compare-and-swap of recvStart, the
+//     start of the receive store, and only then is recv stored: starts
+//     only grow, so a receive that found a store done with cannot move the
+//     list on from it once it has been left behind, even when the same
+//     store has been reused and become the receive store again (a
+//     compare-and-swap of the recv pointer would succeed there, and move
+//     the list back to the store that followed it in its last use).
+//     Receives take a store only while its start equals recvStart.
+//   - A receive loads recvStart again after its marks, and claims H only
+//     if it has not changed: recvStart only grows, so the store was the
+//     receive store from the first load to the second, never left behind
+//     or reused, and its next was its own; the argument above holds as
+//     without reuse. Checking that the store's start is unchanged would
+//     not do: a store left behind but not reused (a receive is under way
+//     in it, so it is not drained) keeps its start and its old next, and
+//     that next may have been reused from a start past H, so that
+//     h ≥ next.start fails and the receive reads a slot of the old store
+//     at a lap that may show published modulo 256. And read with its old
+//     start, a reused store's mark can show published for the position H
+//     points at: slot 1 at lap 128 and the first lap's slot 1 have the
+//     same byte.
+//   - Between a move's compare-and-swap of recvStart and its store of
+//     recv, receives find recv's start behind recvStart and wait for the
+//     store, yielding, as sends wait for a growth.
+//
 // Linearization points, as in ring.go: a send takes effect at its claim
 // of T (a growth's compare-and-swap is one), a receive at its claim of H,
 // Close at its OR of the closed bit into T; a growth under way when Close
@@ -64,7 +109,8 @@ import (
 // effect before, is received.
 //
 // Invariants (quiescent): the receive store serves H, or H is its end (the
-// next store's start); the send store is the last; for each store, the
+// next store's start), and recvStart is its start; the send store is the
+// last; each store is in the list once; for each store, the
 // positions from max(H, start) to min(T, end) show published, the others
 // free for the next position the slot serves.
 
@@ -78,10 +124,20 @@ const ringPosMask = growBit - 1
 type ringList[T any] struct {
 	send atomic.Pointer[ringStore[T]] // the last store
 	recv atomic.Pointer[ringStore[T]] // the store of H, or one that ends at H
+	// recvStart is the start of the receive store. A receive moves the
+	// list on with a compare-and-swap of recvStart, then stores recv:
+	// starts only grow, where a store's address comes back once the store
+	// is reused, so no receive that looked at the list before can move it
+	// on again, or back.
+	recvStart atomic.Uint64
 	// spare is a store made for a growth whose claim failed: never
 	// published, it serves the next growth of its size.
 	spare atomic.Pointer[ringStore[T]]
 	max   uint64 // the size at which stores stop doubling
+	// used holds stores of max slots that receives have left behind, for
+	// growths to reuse; the garbage collector empties it, so a burst's
+	// memory goes once the burst is over.
+	used sync.Pool
 }
 
 func newRingList[T any]() *ringList[T] {
@@ -104,13 +160,65 @@ func ringListMax(size uintptr) uint64 {
 }
 
 // grown returns a store to follow st: from the spare slot if it has the
-// size, else a new one.
-func (l *ringList[T]) grown(st *ringStore[T]) *ringStore[T] {
+// size, else one that receives have left behind (used reports it: the
+// grower resets it once its claim holds), else a new one.
+func (l *ringList[T]) grown(st *ringStore[T]) (nst *ringStore[T], used bool) {
 	n := min(2*st.n, l.max)
 	if s := l.spare.Swap(nil); s != nil && s.n == n {
-		return s
+		return s, false
 	}
-	return newRingStore[T](int(n))
+	if n == l.max {
+		if s, _ := l.used.Get().(*ringStore[T]); s != nil && s.drained() {
+			return s, true
+		}
+		// A receive that claimed a position in it has not freed its slot
+		// yet (it stands between its claim and its step): leave the store
+		// to the garbage collector.
+	}
+	return newRingStore[T](int(n)), false
+}
+
+// drained reports whether every slot of st shows free, so that no
+// receive of a position it served is still under way: each receive frees
+// its slot after taking the value.
+func (st *ringStore[T]) drained() bool {
+	const odd = 0x0101010101010101 // bit 0 of each mark: published
+	for w := range st.marks {
+		if st.marks[w].Load()&odd != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// reuse makes st, a store that receives have left behind, serve the
+// positions from start on, each slot free for lap 0 as in a new store. Its
+// grower holds growBit, so no send claims a position until it is linked;
+// receives that still hold st from its last use act on what they read
+// only if recvStart is the same after their reads (see "Reusing stores"),
+// so the order of the stores here does not matter.
+func (st *ringStore[T]) reuse(start uint64) {
+	for w := range st.marks {
+		st.marks[w].Store(0)
+	}
+	st.next.Store(nil)
+	st.start.Store(start)
+}
+
+// leave moves the list's receive store on from st, which starts at s, to
+// nx, once H has reached nx's start (so every position st served has been
+// claimed by a receive), unless another receive has moved it on already;
+// a store of max slots is then kept for a later growth.
+func (l *ringList[T]) leave(st *ringStore[T], s uint64, nx *ringStore[T]) {
+	sched.Point() // st may be left behind, reused, and be the receive store again
+	if !l.recvStart.CompareAndSwap(s, nx.start.Load()) {
+		return
+	}
+	sched.Point() // moved on, recv not yet: receives wait
+	l.recv.Store(nx)
+	if st.n == l.max {
+		l.used.Put(st)
+	}
 }
 
 // sendAt loads the list's send store st and then T = t, and returns them
@@ -142,7 +250,7 @@ func (rb *ringBuf[T]) trySendUnbounded(v T) ringRes {
 			runtime.Gosched() // a send is linking the next store
 			continue
 		}
-		i, free := st.slot(t - st.start)
+		i, free := st.slot(t - st.start.Load())
 		sched.Point() // T may move on: a stale mark is read
 		m := st.mark(i)
 		sched.Point()
@@ -177,15 +285,24 @@ func (rb *ringBuf[T]) trySendUnbounded(v T) ringRes {
 // still t, and links it; it reports whether it did.
 func (rb *ringBuf[T]) grow(st *ringStore[T], t uint64, v T) bool {
 	l := rb.unbounded
-	nst := l.grown(st) // before the claim: others wait while growBit is set
+	nst, used := l.grown(st) // before the claim: others wait while growBit is set
+	sched.Point()            // a store in hand, not reset: another send may claim t
 	if !rb.tail.CompareAndSwap(t, (t+1)|growBit) {
-		l.spare.Store(nst) // never published: nobody else holds it
+		if used {
+			l.used.Put(nst) // not reset: receives may hold it still
+		} else {
+			l.spare.Store(nst) // never published: nobody else holds it
+		}
 		return false
 	}
 	// The send takes effect at that claim. Sends wait until growBit is
 	// cleared; a receive of t waits until st.next is linked.
 	sched.Point()
-	nst.start = t
+	if used {
+		nst.reuse(t)
+	} else {
+		nst.start.Store(t)
+	}
 	nst.vals[0] = v
 	nst.publish(0) // published for t: lap 0 of nst
 	st.next.Store(nst)
@@ -206,18 +323,27 @@ func (rb *ringBuf[T]) tryRecvUnbounded() (T, ringRes) {
 		// The receive's store, as for a run (recvRunStore): inline here,
 		// where a call (recvAt, tried) made the unbounded P/P row 2.7%
 		// slower at GOMAXPROCS 1 and 6.9% at 2.
+		rs := l.recvStart.Load()
 		st := l.recv.Load()
+		s := st.start.Load()
 		sched.Point() // receives may take st's last values, a growth link its next
-		h := rb.head.Load()
-		sched.Point() // H may move on, a growth link another store
-		if nx := st.next.Load(); nx != nil && h >= nx.start {
-			l.recv.CompareAndSwap(st, nx) // st is done with
+		if s != rs {
+			runtime.Gosched() // a receive is moving the list on
 			continue
 		}
-		i, free := st.slot(h - st.start)
+		h := rb.head.Load()
+		sched.Point() // H may move on, a growth link another store
+		if nx := st.next.Load(); nx != nil && h >= nx.start.Load() {
+			l.leave(st, s, nx) // st is done with
+			continue
+		}
+		i, free := st.slot(h - s)
 		sched.Point() // H may move on: a stale mark is read
 		m := st.mark(i)
-		sched.Point()
+		sched.Point() // st may be left behind, even reused
+		if l.recvStart.Load() != s {
+			continue // left behind: m may belong to another use of st
+		}
 		switch d := int8(m - free - 1); {
 		case d == 0: // published for h
 			if rb.head.CompareAndSwap(h, h+1) { // the receive takes effect
@@ -256,7 +382,7 @@ func (rb *ringBuf[T]) sendRunUnbounded(vs []T) int {
 			return 0
 		}
 		// T may move on here: stale marks are read.
-		p := t - st.start
+		p := t - st.start.Load()
 		k := st.runLen(p, min(uint64(len(vs)), st.n), 0)
 		if k == 0 {
 			return 0
@@ -294,21 +420,31 @@ func (rb *ringBuf[T]) recvRunUnbounded(dst []T) int {
 func (rb *ringBuf[T]) recvRunStore(dst []T) int {
 	l := rb.unbounded
 	for {
+		rs := l.recvStart.Load()
 		st := l.recv.Load()
+		s := st.start.Load()
 		sched.Point() // receives may take st's last values, a growth link its next
+		if s != rs {
+			runtime.Gosched() // a receive is moving the list on
+			continue
+		}
 		h := rb.head.Load()
 		sched.Point()
-		if nx := st.next.Load(); nx != nil && h >= nx.start {
-			l.recv.CompareAndSwap(st, nx) // st is done with
+		if nx := st.next.Load(); nx != nil && h >= nx.start.Load() {
+			l.leave(st, s, nx) // st is done with
 			continue
 		}
 		// H may move on here: stale marks are read.
-		p := h - st.start
-		k := st.runLen(p, min(uint64(len(dst)), st.n), 1) // published slots
+		p := h - s
+		// Published slots; st may be left behind, even reused, meanwhile.
+		k := st.runLen(p, min(uint64(len(dst)), st.n), 1)
+		sched.Point()
+		if l.recvStart.Load() != s {
+			continue // left behind: the marks may belong to another use of st
+		}
 		if k == 0 {
 			return 0
 		}
-		sched.Point()
 		if !rb.head.CompareAndSwap(h, h+k) { // the run takes effect
 			continue
 		}
