@@ -1035,8 +1035,9 @@ func TestRingUnboundedLeftBehindStore(t *testing.T) {
 // claim of T; then lets another send claim that position with a growth of
 // its own, so that g's claim fails and g puts x back, and moves T to 128
 // laps of x past x's start, where a slot showing a zero mark reads as free.
-// Then g and v1 go on. Had g reset x (next nil, zero marks) before its
-// claim, v1 would find x the last store and claim a position in it, where
+// Then g and v1 go on. Had g set x's next to nil before its claim (its
+// marks it clears before, as they are then), v1 would find x the last store
+// and claim a position in it, where
 // no receive would ever find its value; both values must be in the
 // channel, g's then v1's.
 func TestRingUnboundedResetAfterClaim(t *testing.T) {

@@ -68,9 +68,13 @@ import (
 // from a new start, left behind again. Every field a reuse writes (marks,
 // next, start) is atomic, and three rules keep what such a goroutine does
 // harmless:
-//   - A store is reused only by a grower, after its claim of T, while it
-//     holds growBit, and only once every slot shows free (drained: no
-//     receive stands between its claim and its step). A send claims a
+//   - A store is reused only by a grower, once every slot shows free
+//     (drained: no receive stands between its claim and its step). The
+//     grower clears the marks first, while the store still has its next
+//     (so no send takes it for the last store) and a start behind
+//     recvStart (so no receive claims in it), and sets next to nil and
+//     the new start only after its claim of T, while it holds growBit.
+//     A send claims a
 //     position with a compare-and-swap of a T loaded without growBit, so
 //     no send that looked at the store before the reuse claims a position
 //     in it before it is linked; after, T has moved past every position
@@ -169,6 +173,7 @@ func (l *ringList[T]) grown(st *ringStore[T]) (nst *ringStore[T], used bool) {
 	}
 	if n == l.max {
 		if s, _ := l.used.Get().(*ringStore[T]); s != nil && s.drained() {
+			s.clearMarks()
 			return s, true
 		}
 		// A receive that claimed a position in it has not freed its slot
@@ -191,16 +196,25 @@ func (st *ringStore[T]) drained() bool {
 	return true
 }
 
-// reuse makes st, a store that receives have left behind, serve the
-// positions from start on, each slot free for lap 0 as in a new store. Its
-// grower holds growBit, so no send claims a position until it is linked;
-// receives that still hold st from its last use act on what they read
-// only if recvStart is the same after their reads (see "Reusing stores"),
-// so the order of the stores here does not matter.
-func (st *ringStore[T]) reuse(start uint64) {
+// clearMarks makes every slot of st, a drained store that receives have
+// left behind, free for lap 0, before its grower's claim of T: st still
+// has its next, so no send takes it for the last store, and its start is
+// behind recvStart, so no receive claims a position in it (see "Reusing
+// stores"). Done here, the stores (and the transfers of the marks' cache
+// lines from the core that freed them) keep out of the time other sends
+// wait on growBit.
+func (st *ringStore[T]) clearMarks() {
 	for w := range st.marks {
 		st.marks[w].Store(0)
 	}
+}
+
+// reuse makes st, a store from the pool whose marks are clear, serve the
+// positions from start on, as a new store would. Its grower holds growBit,
+// so no send claims a position until it is linked; receives that still
+// hold st from its last use act on what they read only if recvStart is the
+// same after their reads, so the order of the stores here does not matter.
+func (st *ringStore[T]) reuse(start uint64) {
 	st.next.Store(nil)
 	st.start.Store(start)
 }
