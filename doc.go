@@ -89,18 +89,23 @@
 // queues' costs do not arise): the last serves every position from its
 // start on, and a send that finds it full claims its position in a new,
 // larger ring (up to 1024 slots) that it links after it; receivers move to
-// the next ring once they are past the positions of the one before, which
-// the garbage collector then reclaims, as linked lists of ring queues do in
-// Morrison and Afek, "Fast Concurrent Queues for x86 Processors" (PPoPP
-// 2013). ring_unbounded.go has the argument. The choice is made once, by
+// the next ring once they are past the positions of the one before, as in
+// the linked lists of ring queues of Morrison and Afek, "Fast Concurrent
+// Queues for x86 Processors" (PPoPP 2013). A ring of the largest size that
+// receivers have left goes to a pool (sync.Pool) from which later growths
+// take it, from a new start, once no receive is still taking a value from
+// it; a goroutine that still holds it from before acts on it only if the
+// receive side has not moved since it looked. ring_unbounded.go has the
+// argument. The choice is made once, by
 // New; the guarantees above are the same either way.
 //
 // Operations on cells do not allocate in steady state apart from segments,
 // one per 64 messages (about 18 bytes a message for a Chan[int]), reclaimed
 // by the garbage collector, and waiters, which come from a pool or, through
 // a Handle, are kept by the Handle. A bounded ring allocates its slots at
-// New and nothing after; an unbounded ring allocates nothing while its
-// queue stays within its last ring, and a new ring each time the queue
-// outgrows it (about 9 bytes a message for a Chan[int] while it keeps
-// growing).
+// New and nothing after; an unbounded ring allocates a ring when its queue
+// outgrows the ones it has, and nothing in steady state, even while the
+// queue keeps growing and draining: it reuses the rings it left behind.
+// The garbage collector empties the pool that keeps them, so the memory of
+// a burst goes once the burst is received (after two collections).
 package chans
