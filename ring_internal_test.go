@@ -861,6 +861,35 @@ func TestRingUnboundedReusedStores(t *testing.T) {
 	t.Logf("the victim's store was reused in %d of %d cases", reusedTheVictims, len(staleVictims())*3*3)
 }
 
+// staleReceivers is the receives among staleVictims.
+func staleReceivers() []staleVictim {
+	var rs []staleVictim
+	for _, vc := range staleVictims() {
+		if !vc.send {
+			rs = append(rs, vc)
+		}
+	}
+	return rs
+}
+
+// staleClaimed is, for each receive among staleVictims, the number of
+// perturbation points it passes before the one right after its claim of H
+// on an unbounded ring (for stallAt).
+var staleClaimed = map[string]int{"TryRecv": 4, "Recv": 4, "RecvMany": 3}
+
+// untilReused runs try, which reports whether the store it needed was
+// reused, up to 20 times until it was (sync.Pool drops stores at random
+// under the race detector), and fails the test if it never was.
+func untilReused(t *testing.T, what string, try func() bool) {
+	t.Helper()
+	for range 20 {
+		if try() {
+			return
+		}
+	}
+	t.Fatalf("%s: the store was not reused in 20 tries: the test does not test reuse", what)
+}
+
 // reuseRig drives an unbounded ring from the test's goroutine, one value
 // per position (value v is sent at position v), for the tests of store
 // reuse.
@@ -937,12 +966,8 @@ func TestRingUnboundedReusedStoreMarks(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
-	for _, vc := range staleVictims() {
-		if vc.send {
-			continue
-		}
-		reused := false
-		for attempt := 0; attempt < 20 && !reused; attempt++ {
+	for _, vc := range staleReceivers() {
+		untilReused(t, vc.name, func() bool {
 			r, x := newReuseRig(t)
 			n, old := r.l.max, x.start.Load()
 			goOn := vc.stallAt(r.c, 0)
@@ -950,13 +975,14 @@ func TestRingUnboundedReusedStoreMarks(t *testing.T) {
 				r.recv(1)
 			}
 			tg := old + 128*n + 1
-			if reused = r.growAt(tg) == x; reused {
+			reused := r.growAt(tg) == x
+			if reused {
 				r.recv(int(n)) // H = tg, in x
 				r.send(int(n) - 2)
 			}
 			res := goOn()
 			if !reused {
-				continue // the pool dropped x (it may, under the race detector)
+				return false
 			}
 			if res.err != nil || res.v != r.want {
 				t.Fatalf("%s: got %d, %v; want %d (the store it held was reused from %d, was from %d)", vc.name, res.v, res.err, r.want, tg, old)
@@ -966,10 +992,8 @@ func TestRingUnboundedReusedStoreMarks(t *testing.T) {
 			if err := r.c.rb.checkInvariants(); err != nil {
 				t.Fatalf("%s: %v", vc.name, err)
 			}
-		}
-		if !reused {
-			t.Fatalf("%s: the victim's store was not reused in 20 tries", vc.name)
-		}
+			return true
+		})
 	}
 }
 
@@ -986,18 +1010,13 @@ func TestRingUnboundedLeftBehindStore(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
-	claimed := map[string]int{"TryRecv": 4, "Recv": 4, "RecvMany": 3} // the point after the claim
-	for _, r1 := range staleVictims() {
-		for _, r2 := range staleVictims() {
-			if r1.send || r2.send {
-				continue
-			}
-			reused := false
-			for attempt := 0; attempt < 20 && !reused; attempt++ {
+	for _, r1 := range staleReceivers() {
+		for _, r2 := range staleReceivers() {
+			untilReused(t, r1.name+" then "+r2.name, func() bool {
 				r, x := newReuseRig(t)
 				y, n := x.next.Load(), r.l.max
 				mine := r.want
-				goOn2 := r2.stallAt(r.c, claimed[r2.name])
+				goOn2 := r2.stallAt(r.c, staleClaimed[r2.name])
 				r.want++
 				goOn1 := r1.stallAt(r.c, 0)
 				for r.l.recv.Load() == x {
@@ -1006,10 +1025,10 @@ func TestRingUnboundedLeftBehindStore(t *testing.T) {
 				tg := uint64(r.next) + 2*n
 				r.growAt(tg) // y is followed by another store, and left behind next
 				laps := (tg+2*n)/(128*n) + 1
-				if reused = r.growAt(uint64(mine)+128*n*laps+n) == y; !reused {
+				if r.growAt(uint64(mine)+128*n*laps+n) != y {
 					goOn1()
 					goOn2()
-					continue // the pool dropped y (it may, under the race detector)
+					return false
 				}
 				h := int(r.c.r.Load()) // ≡ mine modulo 128 laps of x
 				res1, res2 := goOn1(), goOn2()
@@ -1021,10 +1040,8 @@ func TestRingUnboundedLeftBehindStore(t *testing.T) {
 				if err := r.c.rb.checkInvariants(); err != nil {
 					t.Fatalf("%s then %s: %v", r1.name, r2.name, err)
 				}
-			}
-			if !reused {
-				t.Fatalf("%s then %s: the store after the victims' was not reused in 20 tries", r1.name, r2.name)
-			}
+				return true
+			})
 		}
 	}
 }
@@ -1113,12 +1130,8 @@ func TestRingUnboundedLeaveAfterReuse(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
-	for _, vc := range staleVictims() {
-		if vc.send {
-			continue
-		}
-		reused := false
-		for attempt := 0; attempt < 20 && !reused; attempt++ {
+	for _, vc := range staleReceivers() {
+		untilReused(t, vc.name, func() bool {
 			r, x := newReuseRig(t)
 			y := x.next.Load()
 			for r.c.r.Load() < y.start.Load() {
@@ -1126,7 +1139,8 @@ func TestRingUnboundedLeaveAfterReuse(t *testing.T) {
 			}
 			goOn := vc.stallAt(r.c, 2) // found x done with, in leave
 			r.recv(1)                  // moves the list on to y, and x to the pool
-			if reused = r.growAt(r.c.s.Load()+uint64(r.l.max)) == x; reused {
+			reused := r.growAt(r.c.s.Load()+uint64(r.l.max)) == x
+			if reused {
 				r.send(int(r.l.max)) // fills x, grows past it
 				for r.l.recv.Load() != x {
 					r.recv(1) // and leaves y behind
@@ -1136,7 +1150,7 @@ func TestRingUnboundedLeaveAfterReuse(t *testing.T) {
 			}
 			res := goOn()
 			if !reused {
-				continue
+				return false
 			}
 			if res.err != nil || res.v != r.want {
 				t.Fatalf("%s: got %d, %v; want %d", vc.name, res.v, res.err, r.want)
@@ -1146,10 +1160,8 @@ func TestRingUnboundedLeaveAfterReuse(t *testing.T) {
 				t.Fatalf("%s: %v", vc.name, err)
 			}
 			r.recv(r.c.Len())
-		}
-		if !reused {
-			t.Fatalf("%s: the victim's store was not reused in 20 tries", vc.name)
-		}
+			return true
+		})
 	}
 }
 
@@ -1163,14 +1175,10 @@ func TestRingUnboundedNoReuseUnderReceive(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
-	claimed := map[string]int{"TryRecv": 4, "Recv": 4, "RecvMany": 3} // the point after the claim
-	for _, vc := range staleVictims() {
-		if vc.send {
-			continue
-		}
+	for _, vc := range staleReceivers() {
 		r, x := newReuseRig(t)
 		mine := r.want
-		goOn := vc.stallAt(r.c, claimed[vc.name])
+		goOn := vc.stallAt(r.c, staleClaimed[vc.name])
 		if got := r.c.r.Load(); got != uint64(mine)+1 {
 			t.Fatalf("%s: stalled with H = %d, want %d: not after its claim", vc.name, got, mine+1)
 		}
