@@ -773,6 +773,7 @@ func TestRingUnboundedReusedStores(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
+	onePool(t)
 	const mark = staleMark
 	reusedTheVictims := 0
 	for _, vc := range staleVictims() {
@@ -859,6 +860,15 @@ func TestRingUnboundedReusedStores(t *testing.T) {
 		t.Fatal("no victim's store was reused while the victim stood: the test does not test reuse")
 	}
 	t.Logf("the victim's store was reused in %d of %d cases", reusedTheVictims, len(staleVictims())*3*3)
+}
+
+// onePool runs the rest of the test with GOMAXPROCS 1: a store that one P
+// puts into sync.Pool stays in that P's private slot, where a goroutine
+// running on another P does not find it, and the reuse tests need the
+// growth they drive to be given the store they have just left behind.
+func onePool(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
 }
 
 // staleReceivers is the receives among staleVictims.
@@ -966,6 +976,7 @@ func TestRingUnboundedReusedStoreMarks(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
+	onePool(t)
 	for _, vc := range staleReceivers() {
 		untilReused(t, vc.name, func() bool {
 			r, x := newReuseRig(t)
@@ -1010,6 +1021,7 @@ func TestRingUnboundedLeftBehindStore(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
+	onePool(t)
 	for _, r1 := range staleReceivers() {
 		for _, r2 := range staleReceivers() {
 			untilReused(t, r1.name+" then "+r2.name, func() bool {
@@ -1061,6 +1073,7 @@ func TestRingUnboundedResetAfterClaim(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
+	onePool(t)
 	const gMark = -2
 	trySend := func(v int) staleVictim {
 		return staleVictim{"TrySend", true, func(c *Chan[int]) (int, error) { return v, c.TrySend(v) }}
@@ -1109,10 +1122,15 @@ func TestRingUnboundedResetAfterClaim(t *testing.T) {
 		if b, _ := c.Recv(); b != staleMark {
 			t.Fatalf("received %d, want v1's value %d", b, staleMark)
 		}
-		// g held x if the pool has it back now: the next growth takes it.
-		r.next = int(c.s.Load()) // positions and values agree again
-		r.want = r.next
-		heldX = r.growAt(c.s.Load()+n) == x
+		// g held x if x is back in the pool (the test's own growth
+		// allocated, so x did not go anywhere else).
+		for !heldX {
+			st, _ := r.l.used.Get().(*ringStore[int])
+			if st == nil {
+				break
+			}
+			heldX = st == x
+		}
 	}
 	if !heldX {
 		t.Fatal("g never held x in 20 tries: the test does not test a growth's failed claim")
@@ -1130,6 +1148,7 @@ func TestRingUnboundedLeaveAfterReuse(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
+	onePool(t)
 	for _, vc := range staleReceivers() {
 		untilReused(t, vc.name, func() bool {
 			r, x := newReuseRig(t)
@@ -1175,6 +1194,7 @@ func TestRingUnboundedNoReuseUnderReceive(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the perturbed build (-tags chans_perturb), whose points take a hook")
 	}
+	onePool(t)
 	for _, vc := range staleReceivers() {
 		r, x := newReuseRig(t)
 		mine := r.want
