@@ -243,6 +243,15 @@ func (c *Chan[T]) moveForward(root *atomic.Pointer[segment[T]], to *segment[T]) 
 // cleanPrev clears the prev pointer of the oldest root: nothing before it is
 // reachable from a root, so nothing needs to find it, and keeping the pointer
 // would keep every segment ever used alive.
+//
+// The store is skipped when the pointer is already nil, as it is at most
+// moves (a cleared prev never becomes non-nil again: grow sets one only
+// before it publishes the segment, and remove replaces only one that is
+// not nil): a store takes the header's line from the cores that read it.
+// Measured at GOMAXPROCS 2, a producer and a consumer moving batches of 64
+// through a 1024-slot channel: 6.5% less time per value. Running cleanPrev
+// only at one move in eight saved 9% there, but made two producers and two
+// consumers 7% slower, for a reason not pinned down; it was not kept.
 func (c *Chan[T]) cleanPrev() {
 	m := c.sendSeg.Load()
 	if r := c.recvSeg.Load(); r.id < m.id {
@@ -253,7 +262,9 @@ func (c *Chan[T]) cleanPrev() {
 			m = b
 		}
 	}
-	m.prev.Store(nil)
+	if m.prev.Load() != nil {
+		m.prev.Store(nil)
+	}
 }
 
 // findAndMove finds the segment for id starting at start, which the caller
