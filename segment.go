@@ -295,12 +295,20 @@ func (s *segment[T]) cell(i int) *cell[T] {
 }
 
 // spreadIndex is the place in a segment's array of the cell of index i, for
-// cells of the given size: the array is read as q columns of segSize/q rows,
-// q cells filling a 64-byte line, and consecutive indexes go down a column.
-// q is the power of two that puts consecutive indexes 64 bytes or more
-// apart: 8 for 8-byte cells, 4 up to 31 bytes, 2 up to 63, 1 (no spreading)
-// from 64. The size is a constant in each instantiation, so the switch
-// folds away.
+// cells of the given size. The array is read as blocks of 64 cells (fewer
+// in a smaller segment), laid out one after the other; a block is read as q
+// columns of 64/q rows, q cells filling a 64-byte line, and consecutive
+// indexes go down a column. q is the power of two that puts consecutive
+// indexes 64 bytes or more apart: 8 for 8-byte cells, 4 up to 31 bytes, 2
+// up to 63, 1 (no spreading) from 64. Odd blocks start half-way down their
+// first column, so that the last index of a block and the first of the next
+// are not side by side either. Within a block, cells that share a line
+// are 64/q indexes apart (16 for 16-byte cells), as when a segment was one
+// block, and cells a multiple of 64 apart (a producer and a consumer on a
+// full channel of capacity 64, 128, ...) are half a block apart or more, so
+// that large segments (segsize.go) do not make those two write the same
+// lines. The size is a constant in each instantiation, so the switch folds
+// away.
 func spreadIndex(i int, size uintptr) int {
 	var k uint // log2 q
 	switch {
@@ -313,6 +321,12 @@ func spreadIndex(i int, size uintptr) int {
 	default:
 		k = 3
 	}
-	k = min(k, segShift)
-	return (i&(segSize>>k-1))<<k | i>>(segShift-k)
+	k = min(k, spreadShift)
+	rows := 1 << (spreadShift - k)
+	rot := (i >> spreadShift & 1) * (rows / 2) // odd blocks start half-way down
+	j := i & (1<<spreadShift - 1)              // the index within its block
+	return i&^(1<<spreadShift-1) | ((j+rot)&(rows-1))<<k | j>>(spreadShift-k)
 }
+
+// spreadShift sets the size of spreadIndex's blocks: 1<<spreadShift cells.
+const spreadShift = min(segShift, 6)

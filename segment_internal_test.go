@@ -21,6 +21,15 @@ func TestSpreadIndex(t *testing.T) {
 			if d := uintptr(max(p, q)-min(p, q)) * size; d < 64 {
 				t.Errorf("size %d: indexes %d and %d are %d bytes apart", size, i-1, i, d)
 			}
+			// A producer and a consumer a multiple of 64 tickets apart
+			// (a channel of capacity 64, 128, ...) must not write the
+			// same lines.
+			for j := i - 64; j >= 0; j -= 64 {
+				q := spreadIndex(j, size)
+				if d := uintptr(max(p, q)-min(p, q)) * size; d < 64 {
+					t.Errorf("size %d: indexes %d and %d, %d apart, are %d bytes apart", size, j, i, i-j, d)
+				}
+			}
 		}
 	}
 }
