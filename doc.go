@@ -100,7 +100,7 @@
 // New; the guarantees above are the same either way.
 //
 // Operations on cells do not allocate in steady state apart from segments,
-// one per 64 messages (about 18 bytes a message for a Chan[int]), reclaimed
+// one per 256 messages (about 19 bytes a message for a Chan[int]), reclaimed
 // by the garbage collector, and waiters, which come from a pool or, through
 // a Handle, are kept by the Handle. A bounded ring allocates its slots at
 // New and nothing after; an unbounded ring allocates a ring when its queue
