@@ -36,9 +36,9 @@ func FuzzSequential(f *testing.F) {
 }
 
 // seqKinds are the capacities FuzzSequential runs: rendezvous, small
-// buffers, the segment size (64 in normal builds) ± 1, half of it, and
-// unbounded.
-var seqKinds = []int{0, 1, 2, 3, 63, 64, 65, 32, chans.Unbounded}
+// buffers, the block of the segment layout (64 cells) ± 1, half of it, the
+// segment size (256 in normal builds), and unbounded.
+var seqKinds = []int{0, 1, 2, 3, 63, 64, 65, 32, 256, chans.Unbounded}
 
 // seqOp names the operations of one input byte (b & 0x7f % len).
 var seqOp = []string{

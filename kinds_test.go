@@ -13,10 +13,11 @@ import (
 )
 
 // kinds is the table of channel kinds that drives every behaviour test:
-// rendezvous, the smallest buffers, one less, equal and one more than each
-// plausible segment size (32 and 64 cells: the package exports no constant
-// for it), a large buffer, and unbounded.
-var kinds = []int{0, 1, 2, 31, 32, 33, 63, 64, 65, 1024, chans.Unbounded}
+// rendezvous, the smallest buffers, one less, equal and one more than the
+// block of the segment layout (64 cells) and the segment size (256 cells in
+// normal builds; the package exports no constant for either), a large
+// buffer, and unbounded.
+var kinds = []int{0, 1, 2, 63, 64, 65, 255, 256, 257, 1024, chans.Unbounded}
 
 // kindName names a capacity in subtest names: "cap=0", "cap=unbounded".
 func kindName(capacity int) string {

@@ -74,8 +74,10 @@ func (c linzChan) Len() int {
 }
 
 // linzKinds are the capacities checked: rendezvous, small buffers, the
-// segment size (64 cells in normal builds) and one less and one more, a
-// large buffer and unbounded.
+// block of the segment layout (64 cells) and one less and one more, a large
+// buffer and unbounded. (A history is too short to fill a buffer of the
+// segment size, 256 cells: the chans_smallseg build, two-cell segments,
+// crosses segment boundaries instead.)
 var linzKinds = []int{0, 1, 2, 3, 63, 64, 65, 1024, chans.Unbounded}
 
 func linzKindName(k int) string {

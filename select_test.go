@@ -25,9 +25,9 @@ import (
 )
 
 // selKinds is the table of channel kinds for the select tests: rendezvous,
-// the smallest buffers, the default segment size (64 cells) ± 1, a large
-// buffer, and unbounded.
-var selKinds = []int{0, 1, 2, 63, 64, 65, 1024, chans.Unbounded}
+// the smallest buffers, the block of the segment layout (64 cells) ± 1, the
+// segment size (256 cells in normal builds), a large buffer, and unbounded.
+var selKinds = []int{0, 1, 2, 63, 64, 65, 256, 1024, chans.Unbounded}
 
 // forEachSelKind runs f as a subtest for each of selKinds and fails the
 // subtest if it leaves goroutines behind.
@@ -1400,7 +1400,7 @@ func TestSelectContextCancelRace(t *testing.T) {
 
 // TestSelectorNoAllocs checks that a Selector's Select, parked or not, and
 // an idle TrySelect allocate nothing per call once warm (segments of the
-// channels, one per 64 cells, round away in AllocsPerRun's average). The
+// channels, one per 256 cells, round away in AllocsPerRun's average). The
 // race detector allocates on its own, so the test skips under -race.
 func TestSelectorNoAllocs(t *testing.T) {
 	if raceEnabled {
