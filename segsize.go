@@ -9,7 +9,9 @@ package chans
 // more messages, smaller ones keep a new channel and a segment whose cells
 // were all cancelled small. A segment of int cells is 4 KiB plus its header
 // (4864 bytes with the allocator's rounding); a new channel on cells
-// allocates one.
+// allocates one: making a rendezvous Chan[int] and sending on it once
+// allocates 5504 bytes and took about 2.6 µs on 2 cores, against 1792
+// bytes and 1.25 µs with 64-cell segments (the collector's work included).
 //
 // Measured on 2 cores, in interleaved runs of the performance bar: 64
 // cells against 32 made the buffered and unbounded rows 2% to 7% faster at
