@@ -16,7 +16,8 @@ import (
 // value and error. Each operation is one byte, whose low bits pick it
 // (batchFuzzOps) and whose top bit sends it through a Handle instead of the
 // Chan; a batch operation takes its size from the next byte (size byte %
-// 72: empty, small, and larger than a segment or a small buffer). Calls that
+// 72: empty, small, and larger than a small buffer, or than a segment in
+// chans_smallseg builds). Calls that
 // would block are left out, or made with a done context instead (the
 // "live" Context variants).
 //
@@ -38,7 +39,7 @@ import (
 func FuzzBatch(f *testing.F) {
 	// Fill with SendMany, take with TryRecvMany and RecvMany, close, drain.
 	f.Add([]byte{8, 5, 14, 2, 11, 3, 0, 1, 6, 11, 9, 14, 1})
-	// Batches larger than a segment and than small buffers, with done
+	// Batches larger than small buffers (and two-cell segments), with done
 	// contexts, through the Handle.
 	f.Add([]byte{10, 70, 13, 40, 0x80 | 8, 33, 0x80 | 14, 65, 12, 1, 9, 64, 6, 10, 3})
 	// Empty batches, open and closed; singles in between.

@@ -13,7 +13,7 @@ import (
 // most ringMaxProcs (1), or of an unbounded one made while it is at most
 // ringMaxProcsUnbounded (2). On one P a channel gains nothing
 // from the cells' one fetch-and-add per operation, which pays off where
-// cores contend, and it pays for every cell with 17-18 bytes of garbage.
+// cores contend, and it pays for every cell with 18-19 bytes of garbage.
 // The ring allocates nothing per message: its slots are reused lap after
 // lap. An unbounded ring links larger arrays of slots as its queue grows
 // (ring_unbounded.go); what follows holds in each of them. Rendezvous

@@ -503,11 +503,12 @@ func TestSecondLookFindsRoom(t *testing.T) {
 }
 
 // TestImplicitExpansionClaimsParkedSender is the other order: the sender of
-// cell 64 registers on a full buffer of capacity 64 before the receive of
-// ticket 0 runs its expansion, which must find the registration in the
-// next segment (past the bufSeg root) and move its value into the buffer.
+// cell segSize registers on a full buffer of capacity segSize before the
+// receive of ticket 0 runs its expansion, which must find the registration
+// in the next segment (past the bufSeg root) and move its value into the
+// buffer.
 func TestImplicitExpansionClaimsParkedSender(t *testing.T) {
-	const capacity = 64
+	const capacity = segSize
 	c := newCells[int](capacity)
 	for v := range capacity {
 		if err := c.TrySend(v); err != nil {
@@ -515,7 +516,7 @@ func TestImplicitExpansionClaimsParkedSender(t *testing.T) {
 		}
 	}
 	sent := make(chan error, 1)
-	go func() { sent <- c.Send(capacity) }() // ticket 64: parks in cell 64
+	go func() { sent <- c.Send(capacity) }() // ticket segSize: parks in the next segment's first cell
 	cl := c.findCell(capacity)
 	for cl == nil {
 		runtime.Gosched() // until the sender has linked its segment
