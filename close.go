@@ -240,13 +240,14 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 		return 0
 	}
 	for seg := c.recvSeg.Load(); seg.id<<segShift < end; seg = c.nextSeg(seg) {
-		for i := range seg.cells {
+		first := 0 // the first index at or past r: the root may be behind it
+		if base := seg.id << segShift; r > base {
+			first = int(min(r-base, segSize))
+		}
+		for i := first; i < segSize; i++ {
 			idx := seg.id<<segShift | uint64(i)
 			if idx >= end {
 				break
-			}
-			if idx < r {
-				continue
 			}
 			cl := seg.cell(i)
 			st := cl.state.Load()
