@@ -4,7 +4,7 @@ import "testing"
 
 // TestSpreadIndex checks that spreadIndex is a permutation of a segment's
 // cells for every cell size, and that consecutive indexes land at least 64
-// bytes apart in segments of 8 cells or more.
+// bytes apart wherever a block of the layout spans four lines or more.
 func TestSpreadIndex(t *testing.T) {
 	for size := uintptr(8); size <= 80; size += 8 {
 		seen := make([]bool, segSize)
@@ -14,8 +14,11 @@ func TestSpreadIndex(t *testing.T) {
 				t.Fatalf("size %d: index %d maps to %d, outside the segment or taken", size, i, p)
 			}
 			seen[p] = true
-			if i == 0 || segSize < 8 {
-				continue // a segment of fewer than 8 cells may not have room for that
+			if i == 0 || min(segSize, 1<<spreadShift)*int(size) < 4*64 {
+				// In a block of fewer than four lines the last index of a
+				// column and the first of the next are less than a line
+				// apart (small-segment builds).
+				continue
 			}
 			q := spreadIndex(i-1, size)
 			if d := uintptr(max(p, q)-min(p, q)) * size; d < 64 {
