@@ -311,8 +311,9 @@ func (s *segment[T]) cell(i int) *cell[T] {
 // that large segments (segsize.go) do not make those two write the same
 // lines. The size is a constant in each instantiation, and spreadIndex is
 // kept within the inliner's budget so that it folds into a few shifts at
-// every cell access (as a call, at GOMAXPROCS 2, it made batches 1.4x and
-// a send+receive pair 1.09x slower; bench/results/spread-inline-2core-d62ea6a).
+// every cell access (as a call it made a send+receive pair 1.08x-1.2x
+// slower, and batches 1.4x slower on one machine;
+// bench/results/spread-inline-2core-d62ea6a).
 func spreadIndex(i int, size uintptr) int {
 	if size >= 64 {
 		return i
