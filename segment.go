@@ -318,8 +318,8 @@ func spreadIndex(i int, size uintptr) int {
 	if size >= 64 {
 		return i
 	}
-	// log2 q: 3 for 8 to 15 bytes, 2 for 16 to 31, 1 for 32 to 63 (cells
-	// hold a pointer, so never fewer than 8).
+	// log2 q: 3 for 8 to 15 bytes, 2 for 16 to 31, 1 for 32 to 63 (a cell
+	// is at least 8 bytes: 16 on 64-bit platforms, 8 on 32-bit ones).
 	k := min(uint(7-bits.Len(uint(size))), spreadShift)
 	rows := 1 << (spreadShift - k)
 	rot := (i >> spreadShift & 1) * (rows / 2) // odd blocks start half-way down
