@@ -184,10 +184,10 @@ func selStressRound(t *testing.T, capacity int, seed uint64, ops int) {
 }
 
 // selProduce runs one producer: ops random operations, each with fresh
-// unique values (id<<40 | sequence number).
+// unique values (value(id, sequence number)).
 func selProduce(l *selLog, id int, r *rand.Rand, a, b *chans.Chan[int], ops int, closer bool) {
 	seq := 0
-	next := func() int { seq++; return id<<40 | seq }
+	next := func() int { seq++; return value(id, seq) }
 	chs := []*chans.Chan[int]{a, b}
 
 	// One select's outcome: which callbacks ran, and what they saw.
