@@ -210,10 +210,16 @@ func (c *Chan[T]) tryRecv() (T, error) {
 	if c.rb != nil {
 		return c.rb.tryRecvErr()
 	}
+	r := c.r.Load()
+	return c.tryRecvAt(r, c.s.Load())
+}
+
+// tryRecvAt is tryRecv on cells after its first loads, r of R and then sw of
+// S, made by the caller (a select's receive case, which has just made them
+// to see whether the channel is empty).
+func (c *Chan[T]) tryRecvAt(r, sw uint64) (T, error) {
 	var zero T
 	for {
-		r := c.r.Load()
-		sw := c.s.Load()
 		if r >= sw&counterMask {
 			// R ≥ S held at the load of S: every sent value has its receiver.
 			if sw&closedBit != 0 {
@@ -230,6 +236,8 @@ func (c *Chan[T]) tryRecv() (T, error) {
 		if v, out := c.recvOp(nil, &p); out != outNoWait && out != outRestart {
 			return v, recvErr(out)
 		}
+		r = c.r.Load()
+		sw = c.s.Load()
 	}
 }
 

@@ -720,10 +720,19 @@ func (rc *recvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 }
 
 func (rc *recvCase[T]) try() bool {
-	if rc.c.plainlyEmpty() {
-		return false // as tryRecv would, without the call
+	c := rc.c
+	r := c.r.Load()
+	sw := c.s.Load()
+	if r >= sw && (c.sendSeg.Load() != nil || c.rb != nil) {
+		return false // plainlyEmpty, as tryRecv would say, without the call
 	}
-	v, err := rc.c.tryRecv()
+	var v T
+	var err error
+	if c.rb != nil {
+		v, err = c.rb.tryRecvErr()
+	} else {
+		v, err = c.tryRecvAt(r, sw) // with these loads: the case is not plainly empty
+	}
 	if err == ErrEmpty {
 		return false
 	}
