@@ -720,19 +720,15 @@ func (rc *recvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 }
 
 func (rc *recvCase[T]) try() bool {
+	// A made channel on cells: OnRecv checked that it was made, and gives a
+	// ring's channel a ringRecvCase.
 	c := rc.c
 	r := c.r.Load()
 	sw := c.s.Load()
-	if r >= sw && (c.sendSeg.Load() != nil || c.rb != nil) {
-		return false // plainlyEmpty, as tryRecv would say, without the call
+	if r >= sw {
+		return false // plainly empty (plainlyEmpty), as tryRecv would say, without the call
 	}
-	var v T
-	var err error
-	if c.rb != nil {
-		v, err = c.rb.tryRecvErr()
-	} else {
-		v, err = c.tryRecvAt(r, sw) // with these loads: the case is not plainly empty
-	}
+	v, err := c.tryRecvAt(r, sw) // with these loads
 	if err == ErrEmpty {
 		return false
 	}
