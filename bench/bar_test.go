@@ -9,7 +9,7 @@ var barSelect func(b *testing.B)
 // barIdle, when set (by idle_test.go, on Unix), adds the idle row.
 var barIdle func(b *testing.B)
 
-// BenchmarkBar holds every row of issue 6's performance bar, native and chans
+// BenchmarkBar holds every row of the performance bar, native and chans
 // side by side, so that one run gives the whole table:
 //
 //	go test ./bench -run '^$' -bench '^BenchmarkBar$' -count 10 -cpu 1,2 -timeout 0 > bar.txt
