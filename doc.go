@@ -79,8 +79,8 @@
 // finds the ring full parks on a queue, and a receive that frees a slot
 // moves the oldest parked sender's value in, so parked senders are served
 // in the order they came; a receiver that finds it empty parks on another
-// queue, and each send wakes the oldest. A select's case waits on the same
-// queues and is woken to try again. On one P these claims cost less than
+// queue, and each send claims its value for the oldest and wakes it with
+// it. A select's case waits on the same queues and is woken to try again. On one P these claims cost less than
 // the cells and allocate nothing; with more Ps the compare-and-swaps are
 // retried, and parking through the queues costs more than the cells' own
 // hand-offs, so a buffered channel made with more Ps uses the cells (ring.go has the

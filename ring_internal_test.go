@@ -256,6 +256,52 @@ func onOneP(t *testing.T, f func()) {
 	f()
 }
 
+// TestRingHandsValueToParkedReceiver checks that a send that finds a plain
+// receive parked claims its value for that receive before it returns, so
+// that a woken receive never finds the value taken and parks again: a
+// TryRecv right after the Send finds the channel empty, and the parked
+// receive returns the value, even when its context fires first.
+func TestRingHandsValueToParkedReceiver(t *testing.T) {
+	for _, capacity := range []int{1, 4, Unbounded} {
+		for _, withCtx := range []bool{false, true} {
+			onOneP(t, func() {
+				c := newRing[int](capacity)
+				defer c.Close() // lets the receive go if the check below fails
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				type res struct {
+					v   int
+					err error
+				}
+				got := make(chan res, 1)
+				go func() {
+					var r res
+					if withCtx {
+						r.v, r.err = c.RecvContext(ctx)
+					} else {
+						r.v, r.err = c.recv(nil, nil)
+					}
+					got <- r
+				}()
+				for c.rb.recvq.n.Load() != 1 { // registered: it parks, or is about to
+					runtime.Gosched()
+				}
+				if err := c.Send(7); err != nil {
+					t.Fatal(err)
+				}
+				if v, err := c.TryRecv(); err != ErrEmpty {
+					t.Fatalf("cap %d, ctx %v: TryRecv after the Send = %d, %v; want ErrEmpty: the value was left for any receive, not handed to the parked one",
+						capacity, withCtx, v, err)
+				}
+				cancel()
+				if r := <-got; r.v != 7 || r.err != nil {
+					t.Fatalf("cap %d, ctx %v: the parked receive returned %d, %v; want 7, nil", capacity, withCtx, r.v, r.err)
+				}
+			})
+		}
+	}
+}
+
 // TestRingSelectPassesWakeOn checks that a select woken for a value on a
 // ring, which leaves without taking it (its context is done), passes the
 // wake-up on to the next parked receiver: otherwise that receiver would
@@ -281,7 +327,7 @@ func TestRingSelectPassesWakeOn(t *testing.T) {
 			t.Fatalf("trySend: %v", r)
 		}
 		cancel()
-		c.rb.recvq.wakeOne() // the value's wake-up goes to the select, the oldest
+		c.rb.wakeRecv() // the value's wake-up goes to the select, the oldest
 		if err := <-sel; err != context.Canceled {
 			t.Fatalf("SelectContext = %v, want context.Canceled", err)
 		}
@@ -363,7 +409,7 @@ func TestRingSelectRetriesWhenWoken(t *testing.T) {
 				c.rb.handOff()
 			} else {
 				c.rb.trySend(1) // a value, nobody woken yet
-				c.rb.recvq.wakeOne()
+				c.rb.wakeRecv()
 			}
 			for {
 				select {

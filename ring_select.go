@@ -19,9 +19,9 @@ type ringRecvCase[T any] struct {
 	caseReg
 	recvOutcome[T]
 	c     *Chan[T]
-	e     ringRecvW // its registration on the receive queue
-	in    bool      // e was put on the queue and not taken back by this case
-	woken bool      // a waker took e off the queue, and the case has not tried since
+	e     ringRecvW[T] // its registration on the receive queue
+	in    bool         // e was put on the queue and not taken back by this case
+	woken bool         // a waker took e off the queue, and the case has not tried since
 }
 
 func (rc *ringRecvCase[T]) snapshot(dst []uint64) ([]uint64, bool) {

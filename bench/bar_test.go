@@ -18,8 +18,9 @@ var barIdle func(b *testing.B)
 // One op is one message (mpmc, pingpong hops), one send+receive pair, or one
 // failed non-blocking operation. Rows:
 //   - mpmc: P producers / P consumers (g=P) or 500 / 500 (g=1000), cap 64,
-//     1024, unbounded (against a native buffer of the whole run) and 0
-//     (rendezvous), with no local work and with ~100 ns of geometric local
+//     1024, unbounded (against a native buffer of the whole run), 0
+//     (rendezvous) and 1 (where nearly every message meets a parked
+//     goroutine), with no local work and with ~100 ns of geometric local
 //     work.
 //   - pingpong/cap=0: rendezvous round trips, one op per one-way hop.
 //   - pair/cap=64: one goroutine, send then receive.
@@ -31,7 +32,7 @@ var barIdle func(b *testing.B)
 //     op is a millisecond of wall time, and cpu-ns/op the CPU time the whole
 //     process spent in it (Unix only).
 func BenchmarkBar(b *testing.B) {
-	for _, c := range []int{64, 1024, unbounded, 0} {
+	for _, c := range []int{64, 1024, unbounded, 0, 1} {
 		for _, w := range []int{0, 100} {
 			for _, g := range []int{gP, 1000} {
 				runImpls(b, "mpmc/", sub("/cap=%s/work=%d/g=%s", capName(c), w, gName(g)), chanImpls, func(b *testing.B, im Impl) {
