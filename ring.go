@@ -81,24 +81,25 @@ import (
 // (a TrySend or a select's send case that comes as a slot is freed may take
 // it first; the parked senders then wait for the next receive).
 // A receive that finds the ring empty registers on the receive queue,
-// looking again under the queue's lock, and parks; every send that
-// publishes a value serves the oldest registered receive. In a ring made
-// while GOMAXPROCS is 1 (handRecv) it claims the value at H on that
-// receive's behalf (that receive's linearization point, inside its call)
-// and wakes it with the value, as Go's channels hand a value to a parked
-// receiver: a woken receive never finds the value gone and parks again,
-// which on one P was half the wake-ups with 1000 goroutines on one slot. A
-// receive that was not parked may still take the value first; the parked
-// one then waits for the next send. A receive whose context fires after a
-// waker took it off the queue returns the value it was handed. With more
-// Ps the waker only wakes it, and it looks again: there, running receives
-// on the other cores take most values before a woken one would run, and
-// handing every value to a parked receive made the unbounded ring's
-// producer/consumer rows with 1000 goroutines about 1.4x slower at
-// GOMAXPROCS 2. A woken receive that finds the ring empty again registers
-// again; one that leaves without looking (its context fired) passes the
-// wake-up on. Close wakes every registered receive with nothing handed
-// over: each looks again.
+// looks again, and parks; every send that publishes a value serves the
+// oldest registered receive. In a ring made while GOMAXPROCS is 1
+// (handRecv) it claims the value at H on that receive's behalf (that
+// receive's linearization point, inside its call) and wakes it with the
+// value, as Go's channels hand a value to a parked receiver: a woken
+// receive never finds the value gone and parks again, which on one P was
+// half the wake-ups with 1000 goroutines on one slot. A receive that was
+// not parked may still take the value first; the parked one then waits for
+// the next send. A receive whose context fires after a waker took it off
+// the queue returns the value it was handed. So that a receive is not
+// handed a value while it takes one in its own second look, that look is
+// made under the queue's lock. With more Ps that lock costs more than the
+// hand-off saves (a look that waits for a slot in flight holds up every
+// receive and waker: the unbounded ring's producer/consumer rows with 1000
+// goroutines took 1.4x-1.6x as long at GOMAXPROCS 2), so there the waker
+// only wakes the receive, which looks again: a woken receive that finds
+// the ring empty again registers again, and one that leaves without
+// looking (its context fired) passes the wake-up on. Close wakes every
+// registered receive with nothing handed over: each looks again.
 //
 // A select's case registers on the same queues, but nothing is handed to
 // it: a waker takes the registration off the queue and kicks the select
@@ -693,7 +694,7 @@ type ringRecvW[T any] struct {
 	sc     *selCall
 	popped atomic.Bool // taken off the queue by a waker
 	v      T           // the value handed over, if res is ringOK
-	res    ringRes     // ringEmpty: nothing handed over (Close woke it: look again)
+	res    ringRes     // ringEmpty: nothing handed over (look again)
 }
 
 type ringRecvQ[T any] struct {
@@ -865,10 +866,7 @@ func (rb *ringBuf[T]) recv(done <-chan struct{}) (T, error) {
 			q.ws.push(w)
 			q.mu.Unlock()
 		} else {
-			// Register, then look again, outside the lock (a look under it
-			// that waits for a slot in flight holds up every other
-			// receive and waker; with 1000 goroutines at GOMAXPROCS 2 the
-			// unbounded ring's producer/consumer rows took 1.6x as long):
+			// Register, then look again, outside the lock (see "Waiting"):
 			// a send that published before the look is seen by it; one
 			// after it finds the registration and wakes it.
 			q.add(w, nil)
