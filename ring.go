@@ -417,35 +417,34 @@ func (rb *ringBuf[T]) recvFast() (v T, ok bool) {
 // published (pass).
 func (rb *ringBuf[T]) afterSend() {
 	if rb.recvq.n.Load() != 0 {
-		rb.pass(1, 0)
+		rb.pass(1, false)
 	}
 }
 
 // afterRecv lets parked senders into a slot just freed (pass).
 func (rb *ringBuf[T]) afterRecv() {
 	if rb.sendq.n.Load() != 0 {
-		rb.pass(0, 1)
+		rb.pass(0, true)
 	}
 }
 
-// pass serves parked operations with values just published and slots just
-// freed until nothing is left to pass on: each value serves the oldest
-// registered receive (wakeRecv), whose claim frees a slot; freed slots let
-// parked senders in (handOff), whose values are then published. A loop, not
-// the two calling each other, so that a long alternation of parked
-// receives and parked senders does not deepen the stack.
-func (rb *ringBuf[T]) pass(values, slots int) {
-	for values > 0 || slots > 0 {
+// pass serves parked operations with values just published and a slot or
+// more just freed until nothing is left to pass on: each value serves the
+// oldest registered receive (wakeRecv), whose claim frees a slot; freed
+// slots let parked senders in (handOff, which fills what room there is),
+// whose values are then published. A loop, not the two calling each other,
+// so that a long alternation of parked receives and parked senders does not
+// deepen the stack.
+func (rb *ringBuf[T]) pass(values int, freed bool) {
+	for values > 0 || freed {
 		switch {
 		case values > 0 && rb.recvq.n.Load() == 0:
 			values = 0
 		case values > 0:
 			values--
-			if rb.wakeRecv() {
-				slots++
-			}
+			freed = rb.wakeRecv() || freed
 		default:
-			slots = 0 // handOff fills what room there is
+			freed = false
 			if rb.sendq.n.Load() != 0 {
 				values += rb.handOff()
 			}
@@ -746,6 +745,7 @@ func (rb *ringBuf[T]) wakeRecv() bool {
 	}
 	w := q.ws.front()
 	sc := w.sc
+	claimed := false
 	if sc == nil && rb.handRecv {
 		v, r := rb.tryRecv()
 		if r == ringEmpty {
@@ -753,18 +753,14 @@ func (rb *ringBuf[T]) wakeRecv() bool {
 			return false
 		}
 		w.v, w.res = v, r
+		claimed = r == ringOK
 	}
 	q.ws.pop()
 	q.n.Add(-1)
 	w.popped.Store(true)
 	q.mu.Unlock()
-	if sc != nil {
-		kick(sc)
-		return false
-	}
-	r := w.res
-	w.wake <- struct{}{} // w is its receiver's from here
-	return r == ringOK
+	wakeTaken(w, sc) // a plain receive's w is its receiver's from here
+	return claimed
 }
 
 // wakeAll wakes every registered receiver (Close), handing nothing over:
@@ -776,13 +772,19 @@ func (q *ringRecvQ[T]) wakeAll() {
 		w := q.ws.pop()
 		q.n.Add(-1)
 		w.popped.Store(true)
-		if w.sc != nil {
-			kick(w.sc)
-		} else {
-			w.wake <- struct{}{}
-		}
+		wakeTaken(w, w.sc)
 	}
 	q.mu.Unlock()
+}
+
+// wakeTaken wakes a receiver taken off the queue: a plain one gets a token,
+// a select's case, whose select is sc, a kick.
+func wakeTaken[T any](w *ringRecvW[T], sc *selCall) {
+	if sc != nil {
+		kick(sc)
+	} else {
+		w.wake <- struct{}{}
+	}
 }
 
 // waitList is the FIFO of a queue, used under the queue's lock. It reuses
@@ -903,8 +905,9 @@ func (rb *ringBuf[T]) recv(done <-chan struct{}) (T, error) {
 				}
 			}
 		}
-		v, r = w.v, w.res
-		w.v = zero
+		if r = w.res; r == ringOK {
+			v, w.v = w.v, zero
+		}
 		q.pool.Put(w)
 		switch r {
 		case ringOK:
@@ -1103,7 +1106,7 @@ func (st *ringStore[T]) takeRun(p uint64, dst []T) {
 // published, while any is registered.
 func (rb *ringBuf[T]) afterSendRun(k uint64) {
 	if rb.recvq.n.Load() != 0 {
-		rb.pass(int(k), 0)
+		rb.pass(int(k), false)
 	}
 }
 
