@@ -434,20 +434,25 @@ func (rb *ringBuf[T]) afterRecv() {
 // slots let parked senders in (handOff, which fills what room there is),
 // whose values are then published. A loop, not the two calling each other,
 // so that a long alternation of parked receives and parked senders does not
-// deepen the stack.
+// deepen the stack. Work is passed in, by its callers and by its own steps,
+// only after a load of the queue it is for found someone there (values
+// after recvq.n ≠ 0, freed after sendq.n ≠ 0), so no count is loaded twice
+// and an empty queue costs no lock.
 func (rb *ringBuf[T]) pass(values int, freed bool) {
 	for values > 0 || freed {
-		switch {
-		case values > 0 && rb.recvq.n.Load() == 0:
-			values = 0
-		case values > 0:
+		if values > 0 {
 			values--
-			freed = rb.wakeRecv() || freed
-		default:
-			freed = false
-			if rb.sendq.n.Load() != 0 {
-				values += rb.handOff()
+			if rb.wakeRecv() && rb.sendq.n.Load() != 0 {
+				freed = true
 			}
+			if values > 0 && rb.recvq.n.Load() == 0 {
+				values = 0
+			}
+			continue
+		}
+		freed = false
+		if moved := rb.handOff(); moved > 0 && rb.recvq.n.Load() != 0 {
+			values = moved
 		}
 	}
 }
@@ -708,11 +713,16 @@ type ringRecvQ[T any] struct {
 // the queue in an earlier round may still be waking it.
 func (q *ringRecvQ[T]) add(w *ringRecvW[T], sc *selCall) {
 	q.mu.Lock()
+	q.push(w, sc)
+	q.n.Add(1)
+	q.mu.Unlock()
+}
+
+// push puts w on the queue, under the lock; the caller counts it in n.
+func (q *ringRecvQ[T]) push(w *ringRecvW[T], sc *selCall) {
 	w.sc = sc
 	w.popped.Store(false)
 	q.ws.push(w)
-	q.n.Add(1)
-	q.mu.Unlock()
 }
 
 // remove takes w off the queue and reports whether it was there; if not, a
@@ -863,9 +873,7 @@ func (rb *ringBuf[T]) recv(done <-chan struct{}) (T, error) {
 				q.pool.Put(w)
 				return rb.received(v, r)
 			}
-			w.sc = nil
-			w.popped.Store(false)
-			q.ws.push(w)
+			q.push(w, nil) // counted in n by the announcement
 			q.mu.Unlock()
 		} else {
 			// Register, then look again, outside the lock (see "Waiting"):
