@@ -901,12 +901,12 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 	if c.yield {
 		runtime.Gosched()
 	}
+	if done == nil {
+		own.block() // returns at once if claimed already
+		return c.result(own)
+	}
 	if !own.blocking() {
 		return c.result(own) // claimed already
-	}
-	if done == nil {
-		<-own.wake // a plain receive parks far more cheaply than a select
-		return c.woken(own)
 	}
 	select {
 	case <-own.wake:

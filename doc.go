@@ -57,11 +57,16 @@
 // a receive none that sends write, apart from the cells they meet in.
 // A party that must wait parks on a waiter registered in its cell; its
 // partner claims the waiter with one compare-and-swap on the cell and wakes
-// it, without a channel operation when the claim comes before the waiting
+// it, with no wake-up at all when the claim comes before the waiting
 // goroutine has blocked (as it usually does when the partner runs on
 // another core, or, with GOMAXPROCS 2 or less, during the yield the waiter
 // makes before it blocks; with more Ps that yield would hand the waiter to
-// an idle P and move it between cores).
+// an idle P and move it between cores). A waiter that blocks without a
+// context parks in the runtime itself (runtime.gopark, made ready again with
+// runtime.goready, as Go's channels do), with no channel in between; one
+// that also waits for a context blocks in a select on a token channel and
+// its context's Done. Race builds, and builds with the tag chans_nolinkname,
+// use the token channel for both (sleep.go).
 // Select registers in each case's cell and commits through one state
 // word per call, after Koval, Alistarh and Elizarov, "Scalable FIFO Channels
 // for Programming via CSP" (Euro-Par 2019), and Dmitry Vyukov, "Go channels

@@ -501,7 +501,8 @@ func (rb *ringBuf[T]) close(plainCap *atomic.Uint64) error {
 		if w.sc != nil {
 			kick(w.sc) // a buffered token at most: it does not block under the lock
 		} else {
-			w.res <- ringClosed
+			w.res = ringClosed
+			w.sleep.wake(w.wake) // a buffered token at most: it does not block under the lock
 		}
 	}
 	q.mu.Unlock()
@@ -536,9 +537,12 @@ func (rb *ringBuf[T]) len() int {
 // ===== Parked senders =====
 
 // ringSendW is a sender on the send queue: a plain send parked with its
-// value (res gets its outcome), or a select's send case (sc, kicked).
+// value (res gets its outcome, then sleep its wake-up), or a select's send
+// case (sc, kicked).
 type ringSendW[T any] struct {
-	res    chan ringRes // ringOK: the value is in the ring; ringClosed
+	res    ringRes // ringOK: the value is in the ring; ringClosed
+	sleep  sleeper
+	wake   chan struct{} // the token of a send that also waits for a context (sleep.go)
 	v      T
 	sc     *selCall
 	popped atomic.Bool // taken off the queue by a waker or Close
@@ -587,7 +591,7 @@ func (rb *ringBuf[T]) send(done <-chan struct{}, v T) error {
 	}
 	w, _ := q.pool.Get().(*ringSendW[T])
 	if w == nil {
-		w = &ringSendW[T]{res: make(chan ringRes, 1)}
+		w = &ringSendW[T]{wake: make(chan struct{}, 1)}
 	}
 	w.v = v
 	w.popped.Store(false)
@@ -595,18 +599,21 @@ func (rb *ringBuf[T]) send(done <-chan struct{}, v T) error {
 	q.mu.Unlock()
 
 	if done == nil {
-		r = <-w.res // a plain receive parks far more cheaply than a select
-	} else {
+		w.sleep.block(w.wake)
+	} else if w.sleep.blocking() {
 		select {
-		case r = <-w.res:
+		case <-w.wake:
 		case <-done:
 			if q.remove(w) {
+				w.sleep.awake() // withdrawn: no waker will wake it
 				rb.putSendW(w)
 				return errCancelled // nothing claimed on its behalf
 			}
-			r = <-w.res // a hand-off or Close took it first
+			<-w.wake // a hand-off or Close took it first
 		}
+		w.sleep.awake()
 	}
+	r = w.res
 	rb.putSendW(w)
 	if r == ringClosed {
 		return ErrClosed
@@ -673,7 +680,8 @@ func (rb *ringBuf[T]) handOff() int {
 			if r == ringOK {
 				moved++
 			}
-			w.res <- r
+			w.res = r
+			w.sleep.wake(w.wake) // a buffered token at most: it does not block under the lock
 		}
 		q.ws.pop()
 		q.n.Add(-1)
@@ -689,12 +697,13 @@ func (rb *ringBuf[T]) handOff() int {
 
 // ===== Parked receivers =====
 
-// ringRecvW is a receiver on the receive queue: a plain receive, woken by a
-// token on wake (with handRecv, the waker first hands it the value it
+// ringRecvW is a receiver on the receive queue: a plain receive, woken
+// through sleep (with handRecv, the waker first hands it the value it
 // claimed for it, or the closed verdict: v, res), or a select's receive case
 // (sc), which a waker kicks.
 type ringRecvW[T any] struct {
-	wake   chan struct{}
+	sleep  sleeper
+	wake   chan struct{} // the token of a receive that also waits for a context (sleep.go)
 	sc     *selCall
 	popped atomic.Bool // taken off the queue by a waker
 	v      T           // the value handed over, if res is ringOK
@@ -787,13 +796,13 @@ func (q *ringRecvQ[T]) wakeAll() {
 	q.mu.Unlock()
 }
 
-// wakeTaken wakes a receiver taken off the queue: a plain one gets a token,
-// a select's case, whose select is sc, a kick.
+// wakeTaken wakes a receiver taken off the queue: a plain one through its
+// sleeper, a select's case, whose select is sc, with a kick.
 func wakeTaken[T any](w *ringRecvW[T], sc *selCall) {
 	if sc != nil {
 		kick(sc)
 	} else {
-		w.wake <- struct{}{}
+		w.sleep.wake(w.wake)
 	}
 }
 
@@ -883,24 +892,27 @@ func (rb *ringBuf[T]) recv(done <-chan struct{}) (T, error) {
 			sched.Point()
 			if v, r = rb.tryRecv(); r != ringEmpty {
 				if !q.remove(w) {
-					<-w.wake
-					rb.afterSend() // the wake-up was for a value: pass it on
+					w.sleep.block(w.wake) // a waker took it off the queue: wait for its wake-up
+					rb.afterSend()        // the wake-up was for a value: pass it on
 				}
 				q.pool.Put(w)
 				return rb.received(v, r)
 			}
 		}
 		if done == nil {
-			<-w.wake // a plain receive parks far more cheaply than a select
-		} else {
+			w.sleep.block(w.wake)
+		} else if w.sleep.blocking() {
 			select {
 			case <-w.wake:
+				w.sleep.awake()
 			case <-done:
 				if q.remove(w) {
+					w.sleep.awake() // withdrawn: no waker will wake it
 					q.pool.Put(w)
 					return zero, errCancelled
 				}
 				<-w.wake // a waker took it first: a value handed over is returned, not dropped
+				w.sleep.awake()
 				if w.res == ringEmpty {
 					// Woken with nothing handed over: take what needs no
 					// waiting, or pass the wake-up on to another receiver.

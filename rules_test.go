@@ -23,12 +23,12 @@ const chances = 10000
 
 // parked reports whether st is a registration whose owner has parked: a
 // select's registration, or a plain one whose owner has committed to block
-// (sleepBlocking). A plain sender registers before its second look and
+// (in the runtime or on its token). A plain sender registers before its second look and
 // may still claim its own registration until then, so a test that replays
 // a schedule around a parked sender waits for this, not for the
 // registration alone.
 func parked(st *waiter) bool {
-	return isWaiter(st) && (st.isSel || st.sleep.Load() == sleepBlocking)
+	return isWaiter(st) && (st.isSel || st.sleep.committed())
 }
 
 // awaitBlocked waits, yielding, until cl holds a registration whose owner
@@ -401,7 +401,7 @@ func TestSenderPastRoomRestartsParkedReceiver(t *testing.T) {
 	if out := c.sendStep(seg, s, 20, modePark); out == outOK {
 		t.Fatal("a send with no room at Close delivered after it")
 	}
-	if p.own.sleep.Load() != sleepWoken { // the owner has not blocked: woken without a token
+	if p.own.sleep.state.Load() != sleepWoken { // the owner has not blocked: woken without a token
 		t.Fatal("the receiver whose sender gave up after Close was not woken: it would park forever")
 	}
 	if v, out := c.park(nil, seg, int(r&segMask), &p); out != outRestart {

@@ -27,15 +27,15 @@ import (
 //
 // The winner writes res and then wakes the owner. A select's owner blocks on
 // its wake channel, and the winner sends it one token. A plain owner first
-// tells its winner whether it will block, through sleep: the winner swaps
-// sleepAwake → sleepWoken and sends no token, or finds sleepBlocking and
-// sends one; the owner moves sleepAwake → sleepBlocking with one
-// CompareAndSwap before it blocks, and takes the result at once if that
-// failed. So a claim that comes before the owner blocks (a partner run by the
-// owner's yield, or on another core while the owner yields) costs no channel
-// operation. The owner consumes each token before it reuses the waiter, also
-// when it lost a cancellation race, so the buffer of wake is empty whenever a
-// waiter is registered, and puts sleep back to sleepAwake.
+// tells its winner whether it will block, through sleep (sleep.go): the
+// winner finds the owner not blocked yet and wakes nothing, or finds it
+// blocked on wake (waiting for a context too) and sends one token, or finds
+// it parked in the runtime and readies it. So a claim that comes before the
+// owner blocks (a partner run by the owner's yield, or on another core while
+// the owner yields) costs no wake-up. The owner consumes each token before
+// it reuses the waiter, also when it lost a cancellation race, so the buffer
+// of wake is empty whenever a waiter is registered, and puts sleep back to
+// awake.
 //
 // Reuse. A waiter's op and sel never change. A registration stays in its cell until it is claimed or cancelled,
 // and a waiter is registered in at most one cell per case at a time, so a
@@ -56,17 +56,10 @@ type waiter struct {
 	// (takeWaiter), so that two goroutines sharing the Handle never park on
 	// it at once.
 	busy atomic.Bool
-	// sleep (plain waiters): sleepAwake, sleepWoken or sleepBlocking; see
-	// Claiming.
-	sleep atomic.Uint32
+	// sleep (plain waiters): whether the owner has blocked, and how; see
+	// Claiming and sleep.go.
+	sleep sleeper
 }
-
-// States of waiter.sleep.
-const (
-	sleepAwake    = 0 // the owner has not blocked; no claimer has woken it
-	sleepWoken    = 1 // a claimer wrote res before the owner blocked: no token
-	sleepBlocking = 2 // the owner blocks on wake: the claimer sends a token
-)
 
 const (
 	opSend = 1
@@ -161,23 +154,21 @@ func selClaim(s *selState, to int32) bool {
 func (w *waiter) wakeUp(res uint8) {
 	w.res = res
 	sched.Point() // the owner may commit to block here, or take res
-	if w.isSel || w.sleep.Swap(sleepWoken) == sleepBlocking {
+	if w.isSel {
 		w.wake <- struct{}{}
+		return
 	}
+	w.sleep.wake(w.wake)
 }
 
-// blocking is a plain owner's step before it blocks on wake: it reports
-// false, leaving sleep awake again, if a claimer has woken it already (res
-// is then written), and true once a claimer is bound to send a token.
-func (w *waiter) blocking() bool {
-	sched.Point() // a claimer may wake the owner here, with or without a token
-	if w.sleep.CompareAndSwap(sleepAwake, sleepBlocking) {
-		return true
-	}
-	w.awake()
-	return false
-}
+// blocking is a plain owner's step before it blocks on wake and a context
+// (sleeper.blocking).
+func (w *waiter) blocking() bool { return w.sleep.blocking() }
+
+// block blocks a plain owner with no context until it is claimed
+// (sleeper.block); res is then written.
+func (w *waiter) block() { w.sleep.block(w.wake) }
 
 // awake puts sleep back for the waiter's next registration, once its owner
 // has its outcome (and the token, if one was sent) or withdrew.
-func (w *waiter) awake() { w.sleep.Store(sleepAwake) }
+func (w *waiter) awake() { w.sleep.awake() }

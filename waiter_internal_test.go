@@ -3,7 +3,10 @@ package chans
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
 	"testing"
+
+	"github.com/scalable-go/chans/internal/sched"
 )
 
 // TestWakeBeforeBlocking replays a claim that comes before the owner of a
@@ -22,7 +25,7 @@ func TestWakeBeforeBlocking(t *testing.T) {
 	if w.res != resRestart {
 		t.Fatalf("res = %d, want the claimer's %d", w.res, resRestart)
 	}
-	if s := w.sleep.Load(); s != sleepAwake {
+	if s := w.sleep.state.Load(); s != sleepAwake {
 		t.Fatalf("after the owner took its result sleep = %d, want awake (%d)", s, sleepAwake)
 	}
 }
@@ -41,7 +44,7 @@ func TestWakeAfterBlocking(t *testing.T) {
 	}
 	<-w.wake
 	w.awake()
-	if s := w.sleep.Load(); s != sleepAwake {
+	if s := w.sleep.state.Load(); s != sleepAwake {
 		t.Fatalf("sleep = %d after the owner woke, want awake (%d)", s, sleepAwake)
 	}
 	// A select's registrations share a wake channel their owner always
@@ -116,19 +119,116 @@ func TestWithdrawnWaiterIsReset(t *testing.T) {
 				}
 				done <- err
 			}()
-			for w.sleep.Load() != sleepBlocking {
+			for w.sleep.state.Load() != sleepBlocking {
 				runtime.Gosched() // until the owner has registered and committed to block
 			}
 			cancel()
 			if err := <-done; err != context.Canceled {
 				t.Fatalf("%s: %v, want context.Canceled", op, err)
 			}
-			if s := w.sleep.Load(); s != sleepAwake {
+			if s := w.sleep.state.Load(); s != sleepAwake {
 				t.Fatalf("%s withdrawn: sleep = %d, want awake (%d)", op, s, sleepAwake)
 			}
 			if len(w.wake) != 0 || w.busy.Load() {
 				t.Fatalf("%s withdrawn: %d tokens left, busy %v", op, len(w.wake), w.busy.Load())
 			}
 		})
+	}
+}
+
+// TestBlockRace races an owner blocking with no context (block: parked in
+// the runtime, or on its token in race builds) against its claimer, round
+// after round on one waiter: in every round the owner returns with the
+// claimer's result exactly once, whether the claim came before it parked or
+// after, and leaves the waiter awake with no token behind. A wake-up lost
+// to the race (an owner that parks after a claimer found it awake) hangs the
+// test; one given to a later round shows as a wrong result.
+func TestBlockRace(t *testing.T) {
+	rounds := 50000
+	if testing.Short() {
+		rounds = 5000
+	}
+	w := newWaiter(opRecv)
+	claim := make(chan uint8)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for res := range claim {
+			w.wakeUp(res)
+		}
+	}()
+	parkedFirst := 0
+	for i := range rounds {
+		res := uint8(resOK + i%3)
+		claim <- res // the claimer runs now or later, against block below
+		if i%2 == 0 {
+			runtime.Gosched() // let the claimer come first in some rounds
+		}
+		if w.sleep.state.Load() == sleepAwake {
+			parkedFirst++ // an upper bound: the claimer may still come first
+		}
+		w.block()
+		if w.res != res {
+			t.Fatalf("round %d: res = %d, want %d", i, w.res, res)
+		}
+		if s := w.sleep.state.Load(); s != sleepAwake || len(w.wake) != 0 {
+			t.Fatalf("round %d: sleep = %d with %d tokens after block, want awake and none", i, s, len(w.wake))
+		}
+	}
+	close(claim)
+	<-done
+	t.Logf("%d of %d rounds found the owner awake before it blocked", parkedFirst, rounds)
+}
+
+// TestBlockParksInRuntime checks which way an owner with no context blocks:
+// parked in the runtime, its goroutine published in the sleeper, in builds
+// that can (neither race nor chans_nolinkname), and on its token channel
+// otherwise; and that a claim then wakes it.
+func TestBlockParksInRuntime(t *testing.T) {
+	w := newWaiter(opRecv)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.block()
+	}()
+	var s uintptr
+	for s = w.sleep.state.Load(); s == sleepAwake; s = w.sleep.state.Load() {
+		runtime.Gosched() // until the owner has committed to block
+	}
+	if got := s != sleepBlocking; got != parksInRuntime {
+		t.Fatalf("owner blocked with sleep = %#x: parked in the runtime %v, want %v", s, got, parksInRuntime)
+	}
+	w.wakeUp(resOK)
+	<-done
+	if w.res != resOK || w.sleep.state.Load() != sleepAwake || len(w.wake) != 0 {
+		t.Fatalf("after the wake-up: res %d, sleep %d, %d tokens", w.res, w.sleep.state.Load(), len(w.wake))
+	}
+}
+
+// TestClaimJustBeforePark replays a claim that lands after the owner of a
+// plain registration found its sleeper awake and before it committed to
+// block (the scheduler hook runs the claimer at the one perturbation point
+// block makes, in that window): the commitment must see the claim and the
+// owner run on. An owner that parks without looking again would sleep for
+// good, and the test would hang. Needs the chans_perturb build.
+func TestClaimJustBeforePark(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the chans_perturb build")
+	}
+	w := newWaiter(opSend)
+	var claimed atomic.Bool
+	sched.SetHook(func() {
+		if claimed.CompareAndSwap(false, true) {
+			w.res = resOK
+			w.sleep.wake(w.wake) // the claimer's step, between the owner's look and its commitment
+		}
+	})
+	w.block()
+	sched.SetHook(nil)
+	if !claimed.Load() || w.res != resOK {
+		t.Fatalf("block returned without the claim (claimed %v, res %d)", claimed.Load(), w.res)
+	}
+	if s := w.sleep.state.Load(); s != sleepAwake || len(w.wake) != 0 {
+		t.Fatalf("sleep = %d with %d tokens after block, want awake and none", s, len(w.wake))
 	}
 }

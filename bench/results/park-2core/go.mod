@@ -1,0 +1,2 @@
+module parkbench
+go 1.24

@@ -1,0 +1,91 @@
+package chans
+
+import (
+	"sync/atomic"
+
+	"github.com/scalable-go/chans/internal/sched"
+)
+
+// A sleeper is how a plain parked operation blocks until the goroutine that
+// completes it (its claimer) wakes it, and how the two agree on whether a
+// wake-up must reach a blocked goroutine at all.
+//
+// The owner commits to block with one CompareAndSwap from sleepAwake; the
+// claimer, once it has written the outcome, swaps sleepWoken in. Whichever
+// comes second learns what the other did:
+//
+//	sleepAwake    → sleepWoken     claimer first: the owner takes the
+//	                               outcome without blocking (no wake-up sent)
+//	sleepAwake    → sleepBlocking  the owner blocks on its token channel (it
+//	                               also waits for a context): the claimer
+//	                               sends one token
+//	sleepAwake    → a goroutine    the owner parked itself in the runtime
+//	                               (block, no context): the claimer readies
+//	                               that goroutine
+//
+// The owner puts sleepAwake back once it has its outcome (and its token, if
+// one was sent), before the next registration; so a token channel is empty
+// whenever its owner registers.
+//
+// Parking in the runtime (park_runtime.go) skips the channel the token
+// would cross: a wake-up through a channel is a second lock, queue and
+// hand-off behind the ones the operation already made. Two goroutines
+// waking each other in turn on our 2-core VM took 118-142 ns per park and
+// wake-up at GOMAXPROCS 1 parked in the runtime, 181-186 ns through a
+// token; 99-104 against 173-198 ns at GOMAXPROCS 2 (bench/results/park-2core).
+// Race builds, and builds with the tag chans_nolinkname, block on the token
+// instead (park_token.go).
+type sleeper struct {
+	state atomic.Uintptr
+}
+
+// States of a sleeper; any other value is the goroutine parked in the
+// runtime.
+const (
+	sleepAwake    = 0 // the owner has not blocked; no claimer has woken it
+	sleepWoken    = 1 // a claimer wrote the outcome before the owner blocked: no wake-up
+	sleepBlocking = 2 // the owner blocks on its token channel: the claimer sends a token
+)
+
+// blocking is the owner's step before it waits on token and a context: it
+// reports false, leaving the sleeper awake again, if a claimer has woken it
+// already (the outcome is then written), and true once a claimer is bound
+// to send a token.
+func (s *sleeper) blocking() bool {
+	sched.Point() // a claimer may wake the owner here, with or without a token
+	if s.state.CompareAndSwap(sleepAwake, sleepBlocking) {
+		return true
+	}
+	s.awake()
+	return false
+}
+
+// block waits, with no context, until a claimer has woken the owner, and
+// leaves the sleeper awake for the next registration. token is the owner's
+// token channel, which a build without the runtime's park blocks on.
+func (s *sleeper) block(token chan struct{}) {
+	park(s, token)
+	s.awake()
+}
+
+// wake is the claimer's step, after it wrote the outcome: it sends token
+// to an owner blocked on it, readies an owner parked in the runtime, and
+// does nothing for an owner that has not blocked yet (it takes the outcome
+// without blocking).
+func (s *sleeper) wake(token chan struct{}) {
+	switch old := s.state.Swap(sleepWoken); old {
+	case sleepAwake:
+	case sleepBlocking:
+		token <- struct{}{}
+	default:
+		ready(old)
+	}
+}
+
+// awake puts the sleeper back for the owner's next registration, once the
+// owner has its outcome (and the token, if one was sent) or withdrew.
+func (s *sleeper) awake() { s.state.Store(sleepAwake) }
+
+// committed reports whether the owner has committed to block (on its token
+// or in the runtime): a claim from now on must wake it.
+func (s *sleeper) committed() bool { return s.state.Load() >= sleepBlocking }
