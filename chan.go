@@ -103,7 +103,7 @@ type Chan[T any] struct {
 	rb       *ringBuf[T]
 	capacity int  // as given to New
 	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
-	yield    bool // a parking operation yields before it blocks (GOMAXPROCS ≤ 2 at New); see await
+	yield    bool // a parking operation yields before it blocks (yieldBeforePark); see await
 	spares   spareList[T]
 }
 
@@ -153,7 +153,7 @@ func newChan[T any](capacity int, ring bool, procs int) *Chan[T] {
 	if capacity > 0 {
 		c.bufSeg.Store(s) // only buffered channels expand a buffer
 	}
-	c.spin, c.yield = procs > 1, procs <= 2
+	c.spin, c.yield = procs > 1, yieldBeforePark(capacity, procs)
 	return c
 }
 
