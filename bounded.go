@@ -829,11 +829,11 @@ func failReceiver[T any](s *segment[T], i int, w *waiter) {
 		return
 	}
 	sched.Point()
-	wake := w.wake // read while the cell is held: once it is released, w may be registered anew
-	kicked := selClaim(w.sel, selDirty)
+	sel, wake := w.sel, w.wake // read while the cell is held: once it is released, w may be registered anew
+	kicked := selClaim(sel, selDirty)
 	kill(s, i, w) // resuming → cancelledRecv
 	if kicked {
-		wake <- struct{}{}
+		sel.sleep.wake(wake)
 	}
 }
 

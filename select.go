@@ -313,7 +313,7 @@ func (sc *selCall) owns(w *waiter) bool {
 // stale (reused by a later call): then the kick costs that call a round.
 func kick(sc *selCall) {
 	if selClaim(&sc.st, selDirty) {
-		sc.wake <- struct{}{}
+		sc.st.sleep.wake(sc.wake)
 	}
 }
 
@@ -456,17 +456,19 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 		case evCtx:
 			sched.Point()
 			if sc.st.state.CompareAndSwap(selWaiting, selCancelled) {
+				sc.st.sleep.awake() // no claimer will wake it
 				sc.withdrawAll(cases)
 				return -1, ctx.Err()
 			}
-			<-sc.wake // committed, or kicked, as the context fired
+			sc.takeToken() // committed, or kicked, as the context fired
 		default: // ev is an OnDone case whose channel is closed, or the OnTimeout case whose timer fired
 			sched.Point()
 			if sc.st.state.CompareAndSwap(selWaiting, int32(1+ev)) {
+				sc.st.sleep.awake() // no claimer will wake it
 				sc.withdrawAll(cases)
 				return ev, nil
 			}
-			<-sc.wake // committed, or kicked, as the signal came
+			sc.takeToken() // committed, or kicked, as the signal came
 		}
 		if st := sc.st.state.Load(); st > 0 {
 			win = int(st) - 1

@@ -213,9 +213,38 @@ func (sc *selCall) disarm() {
 	sc.rcases = sc.rcases[:0]
 }
 
-// park waits, parked, for the wake token (evWake), the context (evCtx), the
+// park waits, parked, for the wake-up (evWake), the context (evCtx), the
 // timer or a done channel; for the last two it returns the case's index.
+// With none of those it parks in the runtime (sleeper.block); otherwise it
+// commits to block on the wake token first (sleeper.blocking), and returns
+// evWake at once if a claimer woke it already. On evWake the sleeper is
+// awake again; on any other event it is still committed to the token, and
+// the caller, if its CompareAndSwap from selWaiting fails, takes the token
+// (takeToken).
 func (sc *selCall) park(ctxDone <-chan struct{}) int {
+	if len(sc.dones) == 0 && sc.tC == nil && ctxDone == nil {
+		sc.st.sleep.block(sc.wake)
+		return evWake
+	}
+	if !sc.st.sleep.blocking() {
+		return evWake // committed or kicked before the select blocked
+	}
+	ev := sc.parkToken(ctxDone)
+	if ev == evWake {
+		sc.st.sleep.awake()
+	}
+	return ev
+}
+
+// takeToken waits for the wake token of a claimer that won the select's
+// state word as it gave up on an event of park, and puts the sleeper back.
+func (sc *selCall) takeToken() {
+	<-sc.wake
+	sc.st.sleep.awake()
+}
+
+// parkToken is park's wait on the wake token beside the other events.
+func (sc *selCall) parkToken(ctxDone <-chan struct{}) int {
 	switch {
 	case len(sc.dones) > doneSlots:
 		return sc.parkMany(ctxDone)

@@ -25,9 +25,9 @@ import (
 //     select was cancelled) to cancelled, and the claimer treats the cell as
 //     cancelled.
 //
-// The winner writes res and then wakes the owner. A select's owner blocks on
-// its wake channel, and the winner sends it one token. A plain owner first
-// tells its winner whether it will block, through sleep (sleep.go): the
+// The winner writes res and then wakes the owner: a plain owner through
+// the waiter's sleep, a select through its call's (selState.sleep), in the
+// same way. The owner first tells its winner whether it will block (sleep.go): the
 // winner finds the owner not blocked yet and wakes nothing, or finds it
 // blocked on wake (waiting for a context too) and sends one token, or finds
 // it parked in the runtime and readies it. So a claim that comes before the
@@ -107,6 +107,9 @@ func putWaiter(w *waiter, pooled bool, pool *sync.Pool) {
 // for its state machine.
 type selState struct {
 	state atomic.Int32 // selReg, selDirty, selWaiting, selCancelled, or 1 + the winning case
+	// sleep: whether the parked select has blocked, and how (sleep.go).
+	// Each claimer that moves state out of selWaiting wakes it, once.
+	sleep sleeper
 }
 
 const (
@@ -155,7 +158,7 @@ func (w *waiter) wakeUp(res uint8) {
 	w.res = res
 	sched.Point() // the owner may commit to block here, or take res
 	if w.isSel {
-		w.wake <- struct{}{}
+		w.sel.sleep.wake(w.wake) // the select's, shared by its cases
 		return
 	}
 	w.sleep.wake(w.wake)

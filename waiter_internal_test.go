@@ -47,12 +47,23 @@ func TestWakeAfterBlocking(t *testing.T) {
 	if s := w.sleep.state.Load(); s != sleepAwake {
 		t.Fatalf("sleep = %d after the owner woke, want awake (%d)", s, sleepAwake)
 	}
-	// A select's registrations share a wake channel their owner always
-	// blocks on: they always get a token.
-	sel := &waiter{op: opRecv, isSel: true, wake: make(chan struct{}, 1)}
+	// A select's registrations share their call's wake channel and
+	// sleeper: a select committed to block on the token gets one, and one
+	// that has not blocked yet gets none.
+	st := &selState{}
+	sel := &waiter{op: opRecv, isSel: true, sel: st, wake: make(chan struct{}, 1)}
+	if !st.sleep.blocking() {
+		t.Fatal("a select with no claim yet did not commit to block")
+	}
 	sel.wakeUp(resOK)
 	if len(sel.wake) != 1 {
-		t.Fatal("a select's registration was claimed without a token")
+		t.Fatal("a select blocked on its token was claimed without one")
+	}
+	<-sel.wake
+	st.sleep.awake()
+	sel.wakeUp(resOK)
+	if len(sel.wake) != 0 || st.sleep.blocking() {
+		t.Fatal("a select claimed before it blocked got a token, or would block for one")
 	}
 }
 

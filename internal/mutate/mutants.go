@@ -562,6 +562,14 @@ var mutants = []Mutant{
 		What:    "await: with GOMAXPROCS above 2 (no yield), the owner returns as if claimed without waiting",
 	},
 	{
+		ID:      "select-wake-token-only",
+		Rule:    ruleClaim,
+		File:    "waiter.go",
+		Find:    "w.sel.sleep.wake(w.wake) // the select's, shared by its cases",
+		Replace: "w.wake <- struct{}{}",
+		What:    "wakeUp: a select's claimer sends a token without asking its sleeper, so a select parked in the runtime is never readied",
+	},
+	{
 		ID:      "park-token-always",
 		Rule:    rulePerf,
 		File:    "park_runtime.go",
