@@ -6,9 +6,12 @@ import (
 	"github.com/scalable-go/chans/internal/sched"
 )
 
-// A sleeper is how a plain parked operation blocks until the goroutine that
-// completes it (its claimer) wakes it, and how the two agree on whether a
-// wake-up must reach a blocked goroutine at all.
+// A sleeper is how a parked operation (a plain one's waiter, a ring's
+// queued sender or receiver, or a select's call) blocks until the goroutine
+// that completes it (its claimer) wakes it, and how the two agree on
+// whether a wake-up must reach a blocked goroutine at all. A select's
+// claimers are the ones that move its state word out of selWaiting; each
+// of them wakes it once.
 //
 // The owner commits to block with one CompareAndSwap from sleepAwake; the
 // claimer, once it has written the outcome, swaps sleepWoken in. Whichever

@@ -27,10 +27,10 @@ import (
 //
 // The winner writes res and then wakes the owner: a plain owner through
 // the waiter's sleep, a select through its call's (selState.sleep), in the
-// same way. The owner first tells its winner whether it will block (sleep.go): the
-// winner finds the owner not blocked yet and wakes nothing, or finds it
-// blocked on wake (waiting for a context too) and sends one token, or finds
-// it parked in the runtime and readies it. So a claim that comes before the
+// same way. The owner first tells its winner whether it will block
+// (sleep.go): the winner finds the owner not blocked yet and wakes nothing,
+// or finds it blocked on wake (waiting for a context too) and sends one
+// token, or finds it parked in the runtime and readies it. So a claim that comes before the
 // owner blocks (a partner run by the owner's yield, or on another core while
 // the owner yields) costs no wake-up. The owner consumes each token before
 // it reuses the waiter, also when it lost a cancellation race, so the buffer

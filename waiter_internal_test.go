@@ -67,42 +67,69 @@ func TestWakeAfterBlocking(t *testing.T) {
 	}
 }
 
-// TestWakeRace races an owner's commitment to block against its claimer,
-// round after round on one waiter, as a Handle's waiter is reused: in every
-// round the owner gets the claimer's result exactly once, by a token or
-// without one, and no token is ever left behind for the next round (it
-// would wake that round's owner with a stale result). A lost token hangs
-// the test.
-func TestWakeRace(t *testing.T) {
-	rounds := 20000
-	if testing.Short() {
-		rounds = 2000
-	}
-	w := newWaiter(opRecv)
-	claim := make(chan uint8)
+// claimer starts a goroutine that claims w with each result sent on claim,
+// as a partner would; stop ends it and waits for it.
+func claimer(w *waiter) (claim chan<- uint8, stop func()) {
+	c := make(chan uint8)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for res := range claim {
+		for res := range c {
 			w.wakeUp(res)
 		}
 	}()
-	for i := range rounds {
-		res := uint8(resOK + i%3)
-		claim <- res // the claimer runs now or later, against blocking below
+	return c, func() { close(c); <-done }
+}
+
+// TestWakeRace races an owner's commitment to block on its token against
+// its claimer, round after round on one waiter, as a Handle's waiter is
+// reused (raceClaims). A lost token hangs the test.
+func TestWakeRace(t *testing.T) {
+	raceClaims(t, 20000, func(w *waiter, _ int) {
 		if w.blocking() {
 			<-w.wake
 			w.awake()
 		}
+	})
+}
+
+// TestBlockRace is TestWakeRace for an owner blocking with no context
+// (block: parked in the runtime, or on its token in race builds), which
+// yields first in every other round so that the claim comes before it
+// blocks. A wake-up lost to the race (an owner that parks after a claimer
+// found it awake) hangs the test.
+func TestBlockRace(t *testing.T) {
+	raceClaims(t, 50000, func(w *waiter, i int) {
+		if i%2 == 0 {
+			runtime.Gosched()
+		}
+		w.block()
+	})
+}
+
+// raceClaims runs rounds of a claim, by another goroutine, against wait,
+// the owner's side, on one waiter: in every round the owner must come back
+// with that round's result exactly once, whether the claim came before it
+// blocked or after, and leave the waiter awake with no token behind (a
+// token left would wake the next round's owner with a stale result).
+func raceClaims(t *testing.T, rounds int, wait func(w *waiter, round int)) {
+	if testing.Short() {
+		rounds /= 10
+	}
+	w := newWaiter(opRecv)
+	claim, stop := claimer(w)
+	defer stop()
+	for i := range rounds {
+		res := uint8(resOK + i%3)
+		claim <- res // the claimer runs now or later, against wait
+		wait(w, i)
 		if w.res != res {
 			t.Fatalf("round %d: res = %d, want %d", i, w.res, res)
 		}
-		if len(w.wake) != 0 {
-			t.Fatalf("round %d: a token was left for the next registration", i)
+		if s := w.sleep.state.Load(); s != sleepAwake || len(w.wake) != 0 {
+			t.Fatalf("round %d: sleep = %d with %d tokens after the wait, want awake and none", i, s, len(w.wake))
 		}
 	}
-	close(claim)
-	<-done
 }
 
 // TestWithdrawnWaiterIsReset parks a receive and a send through a Handle,
@@ -145,50 +172,6 @@ func TestWithdrawnWaiterIsReset(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestBlockRace races an owner blocking with no context (block: parked in
-// the runtime, or on its token in race builds) against its claimer, round
-// after round on one waiter: in every round the owner returns with the
-// claimer's result exactly once, whether the claim came before it parked or
-// after, and leaves the waiter awake with no token behind. A wake-up lost
-// to the race (an owner that parks after a claimer found it awake) hangs the
-// test; one given to a later round shows as a wrong result.
-func TestBlockRace(t *testing.T) {
-	rounds := 50000
-	if testing.Short() {
-		rounds = 5000
-	}
-	w := newWaiter(opRecv)
-	claim := make(chan uint8)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for res := range claim {
-			w.wakeUp(res)
-		}
-	}()
-	parkedFirst := 0
-	for i := range rounds {
-		res := uint8(resOK + i%3)
-		claim <- res // the claimer runs now or later, against block below
-		if i%2 == 0 {
-			runtime.Gosched() // let the claimer come first in some rounds
-		}
-		if w.sleep.state.Load() == sleepAwake {
-			parkedFirst++ // an upper bound: the claimer may still come first
-		}
-		w.block()
-		if w.res != res {
-			t.Fatalf("round %d: res = %d, want %d", i, w.res, res)
-		}
-		if s := w.sleep.state.Load(); s != sleepAwake || len(w.wake) != 0 {
-			t.Fatalf("round %d: sleep = %d with %d tokens after block, want awake and none", i, s, len(w.wake))
-		}
-	}
-	close(claim)
-	<-done
-	t.Logf("%d of %d rounds found the owner awake before it blocked", parkedFirst, rounds)
 }
 
 // TestBlockParksInRuntime checks which way an owner with no context blocks:
