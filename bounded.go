@@ -929,40 +929,27 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 		own.block() // returns at once if claimed already
 		return c.result(own)
 	}
-	if !own.blocking() {
-		return c.result(own) // claimed already
+	if own.sleep.blockOr(own.wake, done) {
+		return c.result(own) // claimed, before or while it blocked
 	}
-	select {
-	case <-own.wake:
-		return c.woken(own)
-	case <-done:
-		// The ticketed-sender and in-window rules: a receiver whose sender
-		// has its ticket, and a sender that counts as buffered, do not
-		// withdraw. Their partner is running (or, for the sender, only the
-		// expansions owed by running receives stand between it and its
-		// claim), so the wait is short; the operation happens although ctx
-		// is done.
-		idx := seg.id<<segShift | uint64(i)
-		if own.op == opSend {
-			c.holesOn() // before the room check that may give the cell up
-		}
-		if own.op == opRecv && c.senderTicketed(idx, c.closeAt.Load()) || own.op == opSend && c.asBuffered(idx, own) {
-			<-own.wake
-			return c.woken(own)
-		}
-		if c.giveUp(seg, i, own, own.op) {
-			own.awake() // withdrawn: no claimer will wake it
-			return outCancelled
-		}
-		<-own.wake // claimed as the context fired: the operation happened
-		return c.woken(own)
+	// done: the ticketed-sender and in-window rules: a receiver whose
+	// sender has its ticket, and a sender that counts as buffered, do not
+	// withdraw. Their partner is running (or, for the sender, only the
+	// expansions owed by running receives stand between it and its claim),
+	// so the wait is short; the operation happens although ctx is done.
+	idx := seg.id<<segShift | uint64(i)
+	if own.op == opSend {
+		c.holesOn() // before the room check that may give the cell up
 	}
-}
-
-// woken is the outcome of own, whose owner blocked and took its claimer's
-// wake token.
-func (c *Chan[T]) woken(own *waiter) outcome {
-	own.awake()
+	if own.op == opRecv && c.senderTicketed(idx, c.closeAt.Load()) || own.op == opSend && c.asBuffered(idx, own) {
+		own.sleep.takeToken(own.wake)
+		return c.result(own)
+	}
+	if c.giveUp(seg, i, own, own.op) {
+		own.awake() // withdrawn: no claimer will wake it
+		return outCancelled
+	}
+	own.sleep.takeToken(own.wake) // claimed as the context fired: the operation happened
 	return c.result(own)
 }
 

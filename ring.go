@@ -600,18 +600,13 @@ func (rb *ringBuf[T]) send(done <-chan struct{}, v T) error {
 
 	if done == nil {
 		w.sleep.block(w.wake)
-	} else if w.sleep.blocking() {
-		select {
-		case <-w.wake:
-		case <-done:
-			if q.remove(w) {
-				w.sleep.awake() // withdrawn: no waker will wake it
-				rb.putSendW(w)
-				return errCancelled // nothing claimed on its behalf
-			}
-			<-w.wake // a hand-off or Close took it first
+	} else if !w.sleep.blockOr(w.wake, done) {
+		if q.remove(w) {
+			w.sleep.awake() // withdrawn: no waker will wake it
+			rb.putSendW(w)
+			return errCancelled // nothing claimed on its behalf
 		}
-		w.sleep.awake()
+		w.sleep.takeToken(w.wake) // a hand-off or Close took it first
 	}
 	r = w.res
 	rb.putSendW(w)
@@ -901,28 +896,22 @@ func (rb *ringBuf[T]) recv(done <-chan struct{}) (T, error) {
 		}
 		if done == nil {
 			w.sleep.block(w.wake)
-		} else if w.sleep.blocking() {
-			select {
-			case <-w.wake:
-				w.sleep.awake()
-			case <-done:
-				if q.remove(w) {
-					w.sleep.awake() // withdrawn: no waker will wake it
-					q.pool.Put(w)
-					return zero, errCancelled
+		} else if !w.sleep.blockOr(w.wake, done) {
+			if q.remove(w) {
+				w.sleep.awake() // withdrawn: no waker will wake it
+				q.pool.Put(w)
+				return zero, errCancelled
+			}
+			w.sleep.takeToken(w.wake) // a waker took it first: a value handed over is returned, not dropped
+			if w.res == ringEmpty {
+				// Woken with nothing handed over: take what needs no
+				// waiting, or pass the wake-up on to another receiver.
+				q.pool.Put(w)
+				if v, r = rb.tryRecv(); r != ringEmpty {
+					return rb.received(v, r)
 				}
-				<-w.wake // a waker took it first: a value handed over is returned, not dropped
-				w.sleep.awake()
-				if w.res == ringEmpty {
-					// Woken with nothing handed over: take what needs no
-					// waiting, or pass the wake-up on to another receiver.
-					q.pool.Put(w)
-					if v, r = rb.tryRecv(); r != ringEmpty {
-						return rb.received(v, r)
-					}
-					rb.afterSend()
-					return zero, errCancelled
-				}
+				rb.afterSend()
+				return zero, errCancelled
 			}
 		}
 		if r = w.res; r == ringOK {

@@ -28,7 +28,7 @@ const chances = 10000
 // a schedule around a parked sender waits for this, not for the
 // registration alone.
 func parked(st *waiter) bool {
-	return isWaiter(st) && (st.isSel || st.sleep.committed())
+	return isWaiter(st) && (st.isSel || st.sleep.state.Load() >= sleepBlocking)
 }
 
 // awaitBlocked waits, yielding, until cl holds a registration whose owner

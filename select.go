@@ -460,7 +460,7 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 				sc.withdrawAll(cases)
 				return -1, ctx.Err()
 			}
-			sc.takeToken() // committed, or kicked, as the context fired
+			sc.st.sleep.takeToken(sc.wake) // committed, or kicked, as the context fired
 		default: // ev is an OnDone case whose channel is closed, or the OnTimeout case whose timer fired
 			sched.Point()
 			if sc.st.state.CompareAndSwap(selWaiting, int32(1+ev)) {
@@ -468,7 +468,7 @@ func (sc *selCall) sel(ctx context.Context, cases []Case, block bool) (int, erro
 				sc.withdrawAll(cases)
 				return ev, nil
 			}
-			sc.takeToken() // committed, or kicked, as the signal came
+			sc.st.sleep.takeToken(sc.wake) // committed, or kicked, as the signal came
 		}
 		if st := sc.st.state.Load(); st > 0 {
 			win = int(st) - 1

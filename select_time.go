@@ -220,7 +220,7 @@ func (sc *selCall) disarm() {
 // evWake at once if a claimer woke it already. On evWake the sleeper is
 // awake again; on any other event it is still committed to the token, and
 // the caller, if its CompareAndSwap from selWaiting fails, takes the token
-// (takeToken).
+// (sleeper.takeToken).
 func (sc *selCall) park(ctxDone <-chan struct{}) int {
 	if len(sc.dones) == 0 && sc.tC == nil && ctxDone == nil {
 		sc.st.sleep.block(sc.wake)
@@ -234,13 +234,6 @@ func (sc *selCall) park(ctxDone <-chan struct{}) int {
 		sc.st.sleep.awake()
 	}
 	return ev
-}
-
-// takeToken waits for the wake token of a claimer that won the select's
-// state word as it gave up on an event of park, and puts the sleeper back.
-func (sc *selCall) takeToken() {
-	<-sc.wake
-	sc.st.sleep.awake()
 }
 
 // parkToken is park's wait on the wake token beside the other events.

@@ -63,6 +63,32 @@ func (s *sleeper) blocking() bool {
 	return false
 }
 
+// blockOr is block for an owner that also waits for done: it commits to
+// block on token (blocking) and waits for the token or done. It reports
+// true once woken, with the sleeper awake again (the outcome is written);
+// false if done came first, the owner still committed to its token: the
+// owner then withdraws its registration and calls awake, or, if a claimer
+// took it first, waits for that claimer's token (takeToken).
+func (s *sleeper) blockOr(token chan struct{}, done <-chan struct{}) bool {
+	if !s.blocking() {
+		return true // woken already
+	}
+	select {
+	case <-token:
+		s.awake()
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// takeToken waits for the token of a claimer that took the registration of
+// an owner committed to its token (blocking), and puts the sleeper back.
+func (s *sleeper) takeToken(token chan struct{}) {
+	<-token
+	s.awake()
+}
+
 // block waits, with no context, until a claimer has woken the owner, and
 // leaves the sleeper awake for the next registration. token is the owner's
 // token channel, which a build without the runtime's park blocks on.
@@ -88,7 +114,3 @@ func (s *sleeper) wake(token chan struct{}) {
 // awake puts the sleeper back for the owner's next registration, once the
 // owner has its outcome (and the token, if one was sent) or withdrew.
 func (s *sleeper) awake() { s.state.Store(sleepAwake) }
-
-// committed reports whether the owner has committed to block (on its token
-// or in the runtime): a claim from now on must wake it.
-func (s *sleeper) committed() bool { return s.state.Load() >= sleepBlocking }

@@ -164,10 +164,6 @@ func (w *waiter) wakeUp(res uint8) {
 	w.sleep.wake(w.wake)
 }
 
-// blocking is a plain owner's step before it blocks on wake and a context
-// (sleeper.blocking).
-func (w *waiter) blocking() bool { return w.sleep.blocking() }
-
 // block blocks a plain owner with no context until it is claimed
 // (sleeper.block); res is then written.
 func (w *waiter) block() { w.sleep.block(w.wake) }

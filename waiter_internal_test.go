@@ -19,7 +19,7 @@ func TestWakeBeforeBlocking(t *testing.T) {
 	if n := len(w.wake); n != 0 {
 		t.Fatalf("a claim before the owner blocked sent %d tokens, want none", n)
 	}
-	if w.blocking() {
+	if w.sleep.blocking() {
 		t.Fatal("the owner would block on a wake channel no claimer will send on")
 	}
 	if w.res != resRestart {
@@ -35,7 +35,7 @@ func TestWakeBeforeBlocking(t *testing.T) {
 // for.
 func TestWakeAfterBlocking(t *testing.T) {
 	w := newWaiter(opSend)
-	if !w.blocking() {
+	if !w.sleep.blocking() {
 		t.Fatal("an owner with no claim yet did not commit to block")
 	}
 	w.wakeUp(resOK)
@@ -86,7 +86,7 @@ func claimer(w *waiter) (claim chan<- uint8, stop func()) {
 // reused (raceClaims). A lost token hangs the test.
 func TestWakeRace(t *testing.T) {
 	raceClaims(t, 20000, func(w *waiter, _ int) {
-		if w.blocking() {
+		if w.sleep.blocking() {
 			<-w.wake
 			w.awake()
 		}
