@@ -867,29 +867,43 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 
 // ===== Registrations: parking, withdrawing, collecting =====
 
-// yieldBeforePark reports whether the cells of a channel of the given
-// capacity made at GOMAXPROCS procs yield once before they block (await).
-// With more than 2 Ps they never do (see await). With 2, a channel of 0 or 1
-// slots whose owners park in the runtime does not either: nearly every
-// message there meets a parked goroutine, and a goroutine parked in the
-// runtime is readied straight onto its waker's P, where a yielding one
-// waits its turn on the global run queue. Five alternating rounds on our
-// 2-core VM at GOMAXPROCS 2, parking without the yield against with it:
-// producers and consumers on a rendezvous channel 0.73x-0.81x the time,
-// on one slot 0.69x-0.93x; but ping-pong 1.30x, and 64 or 1024 slots
-// 1.07x-1.60x (a yielding receive finds the value a producer on its P put
-// there, and parks not at all). At GOMAXPROCS 1 the yield stays everywhere
-// (without it: rendezvous rows 0.83x-1.08x, ping-pong 1.12x;
-// bench/results/yield-2core-6e0c43c).
-func yieldBeforePark(capacity, procs int) bool {
+// yieldBeforePark says how the cells of a channel of the given capacity
+// made at GOMAXPROCS procs yield once before they block (await): not at
+// all with more than 2 Ps (see await); on rendezvous channels and one slot
+// to the back of this P's run queue (yieldLocal), where the partner just
+// readied onto this P runs next and the owner stays on its P; on larger
+// buffers to the global run queue (Gosched), from which the other P may
+// take the owner. Eight alternating rounds on our 2-core VM against
+// Gosched at GOMAXPROCS 1 and no yield on 0 and 1 slots at 2
+// (bench/results/yieldlocal-2core-d867472): rendezvous producers and
+// consumers 0.66x-0.84x the time at GOMAXPROCS 1 and 0.72x-0.91x at 2 (one
+// row, no work with one goroutine of each kind per P, 1.17x in rounds that
+// ranged from 0.36x to 2.21x), ping-pong 0.82x and 0.91x, one slot at 2
+// 0.86x-0.91x except that same row, 1.34x. On 64 or 1024 slots at 2,
+// yielding on this P took the producer/consumer rows 1.03x-1.58x the time
+// of yielding through the global queue (medians of five rounds, in two
+// builds; our reading: from the global queue the other P takes the
+// owner, which finds the value a producer has put in the buffer since).
+// Parking at once (bench/results/yield-2core-6e0c43c) beat Gosched on 0
+// and 1 slots at 2 but cost ping-pong 1.30x.
+func yieldBeforePark(capacity, procs int) yieldMode {
 	switch {
 	case procs > 2:
-		return false
-	case procs == 2 && capacity >= 0 && capacity <= 1 && parksInRuntime:
-		return false
+		return yieldNone
+	case capacity >= 0 && capacity <= 1:
+		return yieldHere
 	}
-	return true
+	return yieldGlobal
 }
+
+// yieldMode is how a parking operation yields before it blocks.
+type yieldMode uint8
+
+const (
+	yieldNone   yieldMode = iota
+	yieldHere             // yieldLocal: to the back of this P's run queue
+	yieldGlobal           // runtime.Gosched: to the global run queue
+)
 
 // park blocks the owner of the registration p.own in cell i of seg until it
 // is claimed, or until done is closed and the owner withdraws first. It
@@ -917,12 +931,16 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 	// Yield once before blocking (yieldBeforePark): a partner this
 	// goroutine has just made runnable sits in this P's run queue; running
 	// now, it finds the registration and claims it, and the owner does not
-	// block at all. Gosched puts the owner on the global run queue, where an
-	// idle P takes it; with more Ps, more of them are idle, and the two
-	// goroutines of a hand-off move between cores at every step (16 cores:
-	// ping-pong 2.2x-2.9x native with the yield, 1.6x without). Blocking at
-	// once instead leaves the owner to be woken onto its partner's P.
-	if c.yield {
+	// block at all. With more Ps, more of them are idle, and a yielding
+	// owner is taken by one of them: the two goroutines of a hand-off move
+	// between cores at every step (16 cores, yielding through the global
+	// queue: ping-pong 2.2x-2.9x native with the yield, 1.6x without).
+	// Blocking at once instead leaves the owner to be woken onto its
+	// partner's P.
+	switch c.yield {
+	case yieldHere:
+		yieldLocal()
+	case yieldGlobal:
 		runtime.Gosched()
 	}
 	if done == nil {

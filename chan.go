@@ -101,9 +101,9 @@ type Chan[T any] struct {
 	// channel with a ring uses s and r as the ring's tail and head, and
 	// plainCap, and none of the other fields above: no segment.
 	rb       *ringBuf[T]
-	capacity int  // as given to New
-	spin     bool // spinning before parking can pay (GOMAXPROCS > 1 at New)
-	yield    bool // a parking operation yields before it blocks (yieldBeforePark); see await
+	capacity int       // as given to New
+	spin     bool      // spinning before parking can pay (GOMAXPROCS > 1 at New)
+	yield    yieldMode // how a parking operation yields before it blocks (yieldBeforePark); see await
 	spares   spareList[T]
 }
 

@@ -60,8 +60,9 @@
 // it, with no wake-up at all when the claim comes before the waiting
 // goroutine has blocked (as it usually does when the partner runs on
 // another core, or, with GOMAXPROCS 2 or less, during the yield the waiter
-// makes before it blocks; with more Ps that yield would hand the waiter to
-// an idle P and move it between cores). A waiter that blocks without a
+// makes before it blocks, on rendezvous and one-slot channels to the back
+// of its own P's run queue (runtime.goyield); with more Ps that yield would
+// hand the waiter to an idle P and move it between cores). A waiter that blocks without a
 // context parks in the runtime itself (runtime.gopark, made ready again with
 // runtime.goready, as Go's channels do), with no channel in between; one
 // that also waits for a context blocks in a select on a token channel and

@@ -8,7 +8,7 @@ import (
 	"github.com/scalable-go/chans/internal/sched"
 )
 
-// The runtime's park and ready, which the Go team keeps callable from
+// The runtime's park, ready and yield, which the Go team keeps callable from
 // outside the runtime with their signatures unchanged (go.dev/issue/67401).
 //
 //go:linkname gopark runtime.gopark
@@ -16,6 +16,13 @@ func gopark(commit func(gp uintptr, arg unsafe.Pointer) bool, arg unsafe.Pointer
 
 //go:linkname goready runtime.goready
 func goready(gp uintptr, traceSkip int)
+
+//go:linkname goyield runtime.goyield
+func goyield()
+
+// yieldLocal lets the goroutines runnable on this P run before the caller
+// goes on, putting the caller at the back of this P's run queue.
+func yieldLocal() { goyield() }
 
 // park parks the calling goroutine in the runtime until wake readies it,
 // unless a claimer has woken s already. The goroutine is published in s

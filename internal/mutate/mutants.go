@@ -557,8 +557,8 @@ var mutants = []Mutant{
 		ID:      "noyield-no-wait",
 		Rule:    ruleClaim,
 		File:    "bounded.go",
-		Find:    "\tif c.yield {\n\t\truntime.Gosched()\n\t}\n",
-		Replace: "\tif c.yield {\n\t\truntime.Gosched()\n\t} else {\n\t\treturn c.result(own)\n\t}\n",
+		Find:    "\tcase yieldGlobal:\n\t\truntime.Gosched()\n\t}\n",
+		Replace: "\tcase yieldGlobal:\n\t\truntime.Gosched()\n\tdefault:\n\t\treturn c.result(own)\n\t}\n",
 		What:    "await: with GOMAXPROCS above 2 (no yield), the owner returns as if claimed without waiting",
 	},
 	{
