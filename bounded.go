@@ -873,19 +873,20 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 // to the back of this P's run queue (yieldLocal), where the partner just
 // readied onto this P runs next and the owner stays on its P; on larger
 // buffers to the global run queue (Gosched), from which the other P may
-// take the owner. Eight alternating rounds on our 2-core VM against
-// Gosched at GOMAXPROCS 1 and no yield on 0 and 1 slots at 2
+// take the owner. (Builds that block on a token channel yield with Gosched
+// in both cases.) Ten alternating rounds on our 2-core VM against Gosched
+// at GOMAXPROCS 1 and no yield on 0 and 1 slots at 2
 // (bench/results/yieldlocal-2core-d867472): rendezvous producers and
-// consumers 0.66x-0.84x the time at GOMAXPROCS 1 and 0.72x-0.91x at 2 (one
-// row, no work with one goroutine of each kind per P, 1.17x in rounds that
-// ranged from 0.36x to 2.21x), ping-pong 0.82x and 0.91x, one slot at 2
-// 0.86x-0.91x except that same row, 1.34x. On 64 or 1024 slots at 2,
-// yielding on this P took the producer/consumer rows 1.03x-1.58x the time
-// of yielding through the global queue (medians of five rounds, in two
-// builds; our reading: from the global queue the other P takes the
-// owner, which finds the value a producer has put in the buffer since).
-// Parking at once (bench/results/yield-2core-6e0c43c) beat Gosched on 0
-// and 1 slots at 2 but cost ping-pong 1.30x.
+// consumers 0.81x-0.89x the time at GOMAXPROCS 1 and 0.70x-0.89x at 2,
+// one slot at 2 0.80x-0.96x, ping-pong 0.84x and 0.87x; but one producer
+// and one consumer per P without work, at 2, 1.31x on a rendezvous channel
+// and 1.44x on one slot. On 64 or 1024 slots at 2, yielding on this P took
+// the producer/consumer rows 1.03x-1.58x the time of yielding through the
+// global queue (medians of five rounds, in two builds; our reading: from
+// the global queue the other P takes the owner, which finds the value a
+// producer has put in the buffer since). Parking at once
+// (bench/results/yield-2core-6e0c43c) beat Gosched on 0 and 1 slots at 2
+// but cost ping-pong 1.30x.
 func yieldBeforePark(capacity, procs int) yieldMode {
 	switch {
 	case procs > 2:

@@ -62,12 +62,13 @@
 // another core, or, with GOMAXPROCS 2 or less, during the yield the waiter
 // makes before it blocks, on rendezvous and one-slot channels to the back
 // of its own P's run queue (runtime.goyield); with more Ps that yield would
-// hand the waiter to an idle P and move it between cores). A waiter that blocks without a
-// context parks in the runtime itself (runtime.gopark, made ready again with
-// runtime.goready, as Go's channels do), with no channel in between; one
-// that also waits for a context blocks in a select on a token channel and
-// its context's Done. Race builds, and builds with the tag chans_nolinkname,
-// use the token channel for both (sleep.go).
+// hand the waiter to an idle P and move it between cores). A waiter that
+// blocks without a context parks in the runtime itself (runtime.gopark,
+// made ready again with runtime.goready, as Go's channels do), with no
+// channel in between; one that also waits for a context blocks in a
+// select on a token channel and its context's Done. Race builds, and
+// builds with the tag chans_nolinkname, use the token channel for both
+// (sleep.go), and yield with runtime.Gosched.
 // Select registers in each case's cell and commits through one state
 // word per call, after Koval, Alistarh and Elizarov, "Scalable FIFO Channels
 // for Programming via CSP" (Euro-Par 2019), and Dmitry Vyukov, "Go channels
