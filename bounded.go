@@ -945,7 +945,7 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 		runtime.Gosched()
 	}
 	if done == nil {
-		own.block() // returns at once if claimed already
+		own.sleep.block(own.wake) // returns at once if claimed already
 		return c.result(own)
 	}
 	if own.sleep.blockOr(own.wake, done) {
@@ -965,7 +965,7 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 		return c.result(own)
 	}
 	if c.giveUp(seg, i, own, own.op) {
-		own.awake() // withdrawn: no claimer will wake it
+		own.sleep.awake() // withdrawn: no claimer will wake it
 		return outCancelled
 	}
 	own.sleep.takeToken(own.wake) // claimed as the context fired: the operation happened

@@ -163,11 +163,3 @@ func (w *waiter) wakeUp(res uint8) {
 	}
 	w.sleep.wake(w.wake)
 }
-
-// block blocks a plain owner with no context until it is claimed
-// (sleeper.block); res is then written.
-func (w *waiter) block() { w.sleep.block(w.wake) }
-
-// awake puts sleep back for the waiter's next registration, once its owner
-// has its outcome (and the token, if one was sent) or withdrew.
-func (w *waiter) awake() { w.sleep.awake() }

@@ -43,7 +43,7 @@ func TestWakeAfterBlocking(t *testing.T) {
 		t.Fatalf("a claim after the owner blocked sent %d tokens, want 1", n)
 	}
 	<-w.wake
-	w.awake()
+	w.sleep.awake()
 	if s := w.sleep.state.Load(); s != sleepAwake {
 		t.Fatalf("sleep = %d after the owner woke, want awake (%d)", s, sleepAwake)
 	}
@@ -88,7 +88,7 @@ func TestWakeRace(t *testing.T) {
 	raceClaims(t, 20000, func(w *waiter, _ int) {
 		if w.sleep.blocking() {
 			<-w.wake
-			w.awake()
+			w.sleep.awake()
 		}
 	})
 }
@@ -103,7 +103,7 @@ func TestBlockRace(t *testing.T) {
 		if i%2 == 0 {
 			runtime.Gosched()
 		}
-		w.block()
+		w.sleep.block(w.wake)
 	})
 }
 
@@ -183,7 +183,7 @@ func TestBlockParksInRuntime(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.block()
+		w.sleep.block(w.wake)
 	}()
 	var s uintptr
 	for s = w.sleep.state.Load(); s == sleepAwake; s = w.sleep.state.Load() {
@@ -217,7 +217,7 @@ func TestClaimJustBeforePark(t *testing.T) {
 			w.sleep.wake(w.wake) // the claimer's step, between the owner's look and its commitment
 		}
 	})
-	w.block()
+	w.sleep.block(w.wake)
 	sched.SetHook(nil)
 	if !claimed.Load() || w.res != resOK {
 		t.Fatalf("block returned without the claim (claimed %v, res %d)", claimed.Load(), w.res)

@@ -517,7 +517,7 @@ var mutants = []Mutant{
 		ID:      "withdrawn-stays-blocking",
 		Rule:    ruleClaim,
 		File:    "bounded.go",
-		Find:    "\t\town.awake() // withdrawn: no claimer will wake it\n",
+		Find:    "\t\town.sleep.awake() // withdrawn: no claimer will wake it\n",
 		Replace: "",
 		What:    "await: a waiter withdrawn on its context keeps sleep at blocking, so its next owner takes a claim for done before it came",
 	},
