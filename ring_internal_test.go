@@ -1434,3 +1434,21 @@ func TestRingUnboundedDuringGrowth(t *testing.T) {
 		t.Fatalf("TrySend after Close: %v", err)
 	}
 }
+
+// TestRingSlot checks slot against the definition (slot p mod n, free
+// mark 2·(p / n) modulo 256) for every store size up to 70, powers of two
+// (a shift and a mask) and the others (a division) alike, at positions
+// around lap boundaries, the mark's wrap, and far into the stream.
+func TestRingSlot(t *testing.T) {
+	for n := uint64(1); n <= 70; n++ {
+		st := newRingStore[int](int(n))
+		for _, base := range []uint64{0, 127 * n, 128 * n, 255 * n, 256 * n, 1 << 40, 1<<62 - 3*n} {
+			for p := base; p < base+3*n+2; p++ {
+				i, free := st.slot(p)
+				if wi, wf := p%n, uint8(2*(p/n)); i != wi || free != wf {
+					t.Fatalf("n=%d: slot(%d) = %d, %d; want %d, %d", n, p, i, free, wi, wf)
+				}
+			}
+		}
+	}
+}
