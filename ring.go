@@ -255,23 +255,39 @@ func (st *ringStore[T]) publish(i uint64) { st.marks[i/8].Add(1 << (8 * (i % 8))
 
 // stepRun steps on the marks of the slots of positions p .. p+k-1 (k ≤ n),
 // each of which shows free for its position (published 0) or published for
-// it (published 1), with one add per word: the caller owns those steps.
+// it (published 1), with one add per chunk: the slots of the run that share
+// a word and a lap. Every byte of a chunk holds the same mark m, so its
+// add is markStep's summed over the chunk's bytes: one in each, less the
+// carries when m is 255. The caller owns those steps.
 func (st *ringStore[T]) stepRun(p, k uint64, published uint8) {
 	i, m := st.slot(p)
 	m += published
-	w, d := i/8, uint64(0)
-	for range k {
-		if i/8 != w {
-			st.marks[w].Add(d)
-			w, d = i/8, 0
+	for k > 0 {
+		a, b := st.chunk(i, k)
+		d := byteMask(a, b) & marksOf(1)
+		if m == 0xff {
+			d -= d << 8
 		}
-		d += markStep(i, m)
-		if i++; i == st.n {
+		st.marks[i/8].Add(d)
+		k -= b - a
+		if i += b - a; i == st.n {
 			i, m = 0, m+2 // the next lap
 		}
 	}
-	st.marks[w].Add(d)
 }
+
+// chunk returns the bytes a to b-1 of slot i's word that a run of left
+// slots from slot i covers before the word or the ring ends (left ≥ 1).
+func (st *ringStore[T]) chunk(i, left uint64) (a, b uint64) {
+	a = i % 8
+	return a, min(8, a+left, a+st.n-i)
+}
+
+// marksOf is a word of marks, each m.
+func marksOf(m uint8) uint64 { return uint64(m) * 0x0101010101010101 }
+
+// byteMask is a word with its bytes a to b-1 all ones (a < b ≤ 8).
+func byteMask(a, b uint64) uint64 { return ^uint64(0) >> (64 - 8*b) &^ (1<<(8*a) - 1) }
 
 // trySend claims a position with room for v and publishes v there, or
 // reports full or closed. The verdicts hold at its last load of T (closed)
@@ -1101,27 +1117,22 @@ func (rb *ringBuf[T]) recvRun(dst []T) int {
 // putRun writes vs into the slots of positions p, p+1, ... and publishes
 // them (len(vs) ≤ n); takeRun takes the values of those positions into dst
 // and frees their slots for the next lap. The caller has claimed the
-// positions.
+// positions. The values go in at most two copies: up to the ring's end,
+// then from its start.
 func (st *ringStore[T]) putRun(p uint64, vs []T) {
 	i, _ := st.slot(p)
-	for _, v := range vs {
-		st.vals[i] = v
-		if i++; i == st.n {
-			i = 0
-		}
-	}
+	c := copy(st.vals[i:], vs)
+	copy(st.vals, vs[c:])
 	st.stepRun(p, uint64(len(vs)), 0) // published
 }
 
 func (st *ringStore[T]) takeRun(p uint64, dst []T) {
-	var zero T
 	i, _ := st.slot(p)
-	for j := range dst {
-		dst[j] = st.vals[i]
-		st.vals[i] = zero
-		if i++; i == st.n {
-			i = 0
-		}
+	c := copy(dst, st.vals[i:])
+	clear(st.vals[i : i+uint64(c)])
+	if c < len(dst) {
+		r := copy(dst[c:], st.vals)
+		clear(st.vals[:r])
 	}
 	st.stepRun(p, uint64(len(dst)), 1) // free for the next lap
 }
@@ -1136,15 +1147,18 @@ func (rb *ringBuf[T]) afterSendRun(k uint64) {
 
 // runLen returns how many of the positions p, p+1, ..., at most max (≤ n),
 // have slots whose marks say free (published = 0) or published
-// (published = 1) for them, counting up to the first that does not.
+// (published = 1) for them, counting up to the first that does not. It
+// compares a word of marks at a time (a chunk, see stepRun).
 func (st *ringStore[T]) runLen(p, max uint64, published uint8) uint64 {
 	i, m := st.slot(p)
 	m += published
-	for k := range max {
-		if st.mark(i) != m {
-			return k
+	for k := uint64(0); k < max; {
+		a, b := st.chunk(i, max-k)
+		if diff := (st.marks[i/8].Load() ^ marksOf(m)) & byteMask(a, b); diff != 0 {
+			return k + uint64(bits.TrailingZeros64(diff))/8 - a
 		}
-		if i++; i == st.n {
+		k += b - a
+		if i += b - a; i == st.n {
 			i, m = 0, m+2
 		}
 	}

@@ -576,6 +576,83 @@ func TestRingMarkSteps(t *testing.T) {
 	}
 }
 
+// TestRingRunLen checks runLen against reading marks one at a time: every
+// ring size up to 19, laps around the wrap of a mark, every start, limit
+// and kind of run, and every place for the first slot that does not match
+// (or none), with random marks elsewhere.
+func TestRingRunLen(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for n := uint64(1); n <= 19; n++ {
+		var tail, head atomic.Uint64
+		rb := newRingBuf[int](int(n), &tail, &head)
+		marks := make([]uint8, 8*len(rb.marks))
+		for _, lap := range []uint64{0, 1, 127, 255, 256, 1000} {
+			for start := range n {
+				for max := uint64(1); max <= n; max++ {
+					for published := range uint8(2) {
+						for run := range max + 1 { // slots that match before the first that does not
+							p := lap*n + start
+							for i := range marks {
+								marks[i] = uint8(rnd.Uint32())
+							}
+							for j := range run {
+								i, free := rb.slot(p + j)
+								marks[i] = free + published
+							}
+							if run < max {
+								i, free := rb.slot(p + run)
+								marks[i] = free + published + 1 + uint8(rnd.IntN(255))
+							}
+							for w := range rb.marks {
+								rb.marks[w].Store(binary.LittleEndian.Uint64(marks[8*w:]))
+							}
+							if got := rb.runLen(p, max, published); got != run {
+								t.Fatalf("n %d, position %d, max %d, published %d: runLen = %d, want %d", n, p, max, published, got, run)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRingReceivesDropValues checks that receives leave no reference to
+// the values they took in the ring's slots, for single receives and for
+// runs that wrap around the ring's end, so that the ring never keeps a
+// received value from the garbage collector.
+func TestRingReceivesDropValues(t *testing.T) {
+	for _, n := range []int{1, 5, 8} {
+		c := newRing[*int](n)
+		buf := make([]*int, n)
+		for round := range 3 * n {
+			vs := make([]*int, 1+round%n)
+			for i := range vs {
+				vs[i] = new(int)
+			}
+			if k, err := c.SendMany(vs); k != len(vs) || err != nil {
+				t.Fatalf("n %d: SendMany = %d, %v", n, k, err)
+			}
+			if round%2 == 0 {
+				if k, err := c.RecvMany(buf[:len(vs)]); k != len(vs) || err != nil {
+					t.Fatalf("n %d: RecvMany = %d, %v", n, k, err)
+				}
+			} else {
+				for range vs {
+					if _, ok := c.Recv(); !ok {
+						t.Fatalf("n %d: Recv failed", n)
+					}
+				}
+			}
+			for i, v := range c.rb.vals {
+				if v != nil {
+					t.Fatalf("n %d, round %d: slot %d still holds a received value", n, round, i)
+				}
+			}
+		}
+	}
+}
+
 // staleVictim is an operation that TestRingStaleMarks and
 // TestRingUnboundedStaleStores stop midway: run does it on c and returns
 // the value received, or staleMark for a send, which sends staleMark.
