@@ -278,6 +278,9 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		return 0
 	}
 	sched.Point()
+	if c.spin && k > 1 {
+		c.awaitLastSender(seg, r+k-1)
+	}
 	n := 0
 	var expansions uint64 // explicit ones owed so far
 	implicit := c.implicitBelow()
@@ -321,6 +324,30 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 	c.expandN(expansions)
 	return n
 }
+
+// awaitLastSender spins, up to spinRun loads, while the cell of ticket t,
+// the last of a receive batch, lies in seg and its sender, which holds its
+// ticket, has not come to it. It only delays the batch, which then receives
+// cell by cell as before. With GOMAXPROCS > 1 a batch that follows a
+// SendMany closely otherwise reads each cell just as the sender writes it,
+// and pulls that cell's cache line across cores at every value; waiting for
+// the last cell of the run lets the sender finish it first (a 64-value
+// batch at GOMAXPROCS 2 took 0.8 of its time, bench/results/ringslot-2core-3185804).
+func (c *Chan[T]) awaitLastSender(seg *segment[T], t uint64) {
+	if t>>segShift != seg.id {
+		return // not in seg: a batch that crosses segments does without
+	}
+	cl := seg.cell(int(t & segMask))
+	for range spinRun {
+		if st := cl.state.Load(); st != nil && st != stInBuffer {
+			return
+		}
+	}
+}
+
+// spinRun bounds awaitLastSender: a few microseconds, about what a sender
+// takes to write a run of 64 values.
+const spinRun = 4096
 
 // claimRecvs claims up to want receive tickets whose senders hold theirs
 // (below S, and below closeAt once closed), with one CompareAndSwap on R, and
