@@ -331,8 +331,9 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 // cell by cell as before. With GOMAXPROCS > 1 a batch that follows a
 // SendMany closely otherwise reads each cell just as the sender writes it,
 // and pulls that cell's cache line across cores at every value; waiting for
-// the last cell of the run lets the sender finish it first (a 64-value
-// batch at GOMAXPROCS 2 took 0.8 of its time, bench/results/ringslot-2core-3185804).
+// the last cell of the run lets the sender finish it first (64-value
+// batches at GOMAXPROCS 2 took 0.87 of their time over eight alternating
+// rounds on a 2-core Intel VM, bench/results/ring-batch-2core-3185804).
 func (c *Chan[T]) awaitLastSender(seg *segment[T], t uint64) {
 	if t>>segShift != seg.id {
 		return // not in seg: a batch that crosses segments does without
