@@ -545,16 +545,8 @@ func TestRingMarkSteps(t *testing.T) {
 				for k := uint64(1); k <= n; k++ {
 					for published := range uint8(2) {
 						p := lap*n + start
-						for i := range want {
-							want[i] = uint8(rnd.Uint32())
-						}
-						for j := range k {
-							i, free := rb.slot(p + j)
-							want[i] = free + published
-						}
-						for w := range rb.marks {
-							rb.marks[w].Store(binary.LittleEndian.Uint64(want[8*w:]))
-						}
+						fillRun(rb, rnd, want, p, k, published)
+						storeMarks(rb, want)
 						if k == 1 && published == 1 {
 							rb.step(start, want[start])
 						} else {
@@ -592,20 +584,12 @@ func TestRingRunLen(t *testing.T) {
 					for published := range uint8(2) {
 						for run := range max + 1 { // slots that match before the first that does not
 							p := lap*n + start
-							for i := range marks {
-								marks[i] = uint8(rnd.Uint32())
-							}
-							for j := range run {
-								i, free := rb.slot(p + j)
-								marks[i] = free + published
-							}
+							fillRun(rb, rnd, marks, p, run, published)
 							if run < max {
 								i, free := rb.slot(p + run)
 								marks[i] = free + published + 1 + uint8(rnd.IntN(255))
 							}
-							for w := range rb.marks {
-								rb.marks[w].Store(binary.LittleEndian.Uint64(marks[8*w:]))
-							}
+							storeMarks(rb, marks)
 							if got := rb.runLen(p, max, published); got != run {
 								t.Fatalf("n %d, position %d, max %d, published %d: runLen = %d, want %d", n, p, max, published, got, run)
 							}
@@ -650,6 +634,26 @@ func TestRingReceivesDropValues(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// fillRun sets marks (one byte per slot, in slot order) at random, except
+// those of the slots of positions p .. p+k-1, which it sets to free
+// (published 0) or published (published 1) for their positions.
+func fillRun(rb *ringBuf[int], rnd *rand.Rand, marks []uint8, p, k uint64, published uint8) {
+	for i := range marks {
+		marks[i] = uint8(rnd.Uint32())
+	}
+	for j := range k {
+		i, free := rb.slot(p + j)
+		marks[i] = free + published
+	}
+}
+
+// storeMarks stores marks (one byte per slot, in slot order) into rb.
+func storeMarks(rb *ringBuf[int], marks []uint8) {
+	for w := range rb.marks {
+		rb.marks[w].Store(binary.LittleEndian.Uint64(marks[8*w:]))
 	}
 }
 
