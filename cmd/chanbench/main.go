@@ -187,9 +187,11 @@ func (sw *sweep) save(out *outDir, e env, tables string) (string, error) {
 func (sw *sweep) header(e env) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "command: %s\n", commandLine(sw.o.args))
-	fmt.Fprintf(&b, "machine: %s/%s, %s, %s\n", e.goos, e.goarch, e.cpu, e.machine)
-	fmt.Fprintf(&b, "topology: %s\n", sw.topo)
-	fmt.Fprintf(&b, "go: %s, commit %s\n", e.goVersion, e.commit)
+	// A CPU's name and a kernel's version can make the machine's lines
+	// longer than the tables: they wrap like the notes below.
+	b.WriteString(wrap(fmt.Sprintf("machine: %s/%s, %s, %s", e.goos, e.goarch, e.cpu, e.machine), tableWidth, "  "))
+	b.WriteString(wrap(fmt.Sprintf("topology: %s", sw.topo), tableWidth, "  "))
+	b.WriteString(wrap(fmt.Sprintf("go: %s, commit %s", e.goVersion, e.commit), tableWidth, "  "))
 	if n := roundTripNote(e.tripBefore, e.tripAfter); n != "" {
 		b.WriteString(wrap(n, tableWidth, "  "))
 	}

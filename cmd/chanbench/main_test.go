@@ -176,6 +176,28 @@ func TestOversubscribed(t *testing.T) {
 	}
 }
 
+// TestLongMachineWraps checks that a machine description longer than the
+// tables (a long CPU name and kernel version) wraps instead of widening
+// the header past tableWidth columns, and that none of it is lost.
+func TestLongMachineWraps(t *testing.T) {
+	desc := strings.TrimSpace(strings.Repeat("a-long-cpu-name ", 12))
+	code, stdout, stderr := runFake(t, context.Background(), &fake{},
+		"-machine", desc, "-workloads", "faa", "-n", "10", "-count", "1", "-procs", "1", "-o", "")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	checkWidth(t, stdout)
+	got := 0
+	for _, line := range strings.Split(stdout, "\n") {
+		if !strings.HasPrefix(line, "command: ") { // it repeats the flag
+			got += strings.Count(line, "a-long-cpu-name")
+		}
+	}
+	if got != 12 {
+		t.Errorf("the header has %d of the 12 words of the machine's description:\n%s", got, stdout)
+	}
+}
+
 // TestWideTables checks that tables too wide for tableWidth columns are
 // split, each part repeating the columns that name the rows, and that no
 // column is lost.
