@@ -162,6 +162,13 @@ func (c *Chan[T]) sendBatch(vs []T) int {
 		if c.capacity < 0 {
 			out = c.sendUnbounded(seg, i, vs[n])
 		} else {
+			// sendCell's common case first, where it inlines
+			// (bufferInto): an empty cell, whose ticket has room.
+			cl := seg.cell(i)
+			if st := cl.state.Load(); (st == nil || st == stInBuffer) && c.s.Load()&closedBit == 0 && bufferInto(cl, st, vs[n]) {
+				n++
+				continue
+			}
 			if out = c.sendCell(seg, i, t, vs[n], &p); out == outRegistered {
 				// p.room: a send with room never registers.
 				panic("chans: send batch registered in a cell with room")

@@ -513,6 +513,23 @@ func (c *Chan[T]) awaitSender(cl *cell[T], st *waiter, r uint64) {
 
 // ===== Cell steps =====
 
+// bufferInto is the common case of sendCell, small enough to inline into
+// the ticket loops (sendOp, sendBatch), which call it before sendCell:
+// cell cl of the send's ticket was found in state st, empty (nil, or
+// inBuffer after an expansion), and the send has room by a test that needs
+// no read-modify-write (its caller's: the cell is inBuffer, the ticket is
+// below roomSeen, or the batch claimed it with room), and the channel is
+// open (mayDeliver's first test, also the caller's). The send writes its
+// value and takes effect with the compare-and-swap st → buffered, as in
+// sendCell. If the compare-and-swap fails (the cell moved on since st was
+// loaded), bufferInto reports false and sendCell, which writes the value
+// again, takes every case from the start.
+func bufferInto[T any](cl *cell[T], st *waiter, v T) bool {
+	cl.elem = v
+	sched.Point()                                  // value written, not published
+	return cl.state.CompareAndSwap(st, stBuffered) // nil|inBuffer → buffered: the send takes effect
+}
+
 // sendCell is the sender's step in cell i of seg, with ticket s, for a
 // buffered or rendezvous channel (unbounded.go has the unbounded one). It
 // ends the send (outOK, outClosed), gives the cell up (outNoWait), or leaves
