@@ -140,6 +140,14 @@ func (c *Chan[T]) sendBatch(vs []T) int {
 		return 0
 	}
 	sched.Point()
+	return c.deliverBatch(seg, s, k, vs)
+}
+
+// deliverBatch is sendBatch after its claim: it delivers vs in order into
+// the cells of the k tickets from s, which were claimed with room, starting
+// its walk at seg (loaded before the claim), and returns how many values it
+// sent.
+func (c *Chan[T]) deliverBatch(seg *segment[T], s, k uint64, vs []T) int {
 	n := 0
 	failed := false
 	p := party[T]{m: modePark, room: true}

@@ -65,6 +65,39 @@ func TestLosingCloseKeepsRoomBound(t *testing.T) {
 	}
 }
 
+// TestBatchPastCloseRoom replays a send batch that claims its ticket while
+// a Close is under way, with room that a receive made after Close read the
+// room, and reaches its cell after Close took effect: the ticket is past the
+// room Close recorded, so the value must not be delivered (mayDeliver), as
+// for a single send (TestLosingCloseKeepsRoomBound), also on the batch's
+// inline common case (bufferInto), which must leave a closed channel to
+// sendCell.
+func TestBatchPastCloseRoom(t *testing.T) {
+	c := newCells[int](1)
+	if err := c.TrySend(10); err != nil { // buffer full: S = 1
+		t.Fatal(err)
+	}
+	end := c.beginClose() // Close reads the room: R + capacity = 1
+	if v, ok := c.Recv(); !ok || v != 10 {
+		t.Fatalf("Recv during Close = %v, %v; want 10, true", v, ok)
+	}
+	// The batch claims ticket 1, which has room now (R = 1).
+	seg := c.sendSeg.Load()
+	s, k := c.claimSends(1)
+	if s != 1 || k != 1 {
+		t.Fatalf("claimSends(1) = %d, %d; want ticket 1", s, k)
+	}
+	if err := c.finishClose(end); err != nil { // Close takes effect
+		t.Fatal(err)
+	}
+	if n := c.deliverBatch(seg, s, k, []int{20}); n != 0 {
+		t.Errorf("a batch ticket past the room Close recorded delivered %d value(s) after Close", n)
+	}
+	if v, err := c.TryRecv(); err != ErrClosed {
+		t.Errorf("TryRecv after Close = %v, %v; want ErrClosed", v, err)
+	}
+}
+
 // TestLenInsideClose replays a Close that has set S's closed bit but not yet
 // stored closeAt, with a send that took its ticket after the bit: that send
 // fails at once and never writes its cell. A Len that read S in this window
