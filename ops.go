@@ -153,18 +153,18 @@ func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 			continue
 		}
 		i := int(t & segMask)
-		switch {
-		case c.capacity < 0:
+		if c.capacity < 0 {
 			out = c.sendUnbounded(seg, i, v)
-		case c.capacity > 0:
-			// sendCell's common case first, where it inlines (bufferInto):
-			// an empty cell with room by inBuffer or roomSeen.
-			cl := seg.cell(i)
-			if st := cl.state.Load(); (st == stInBuffer || st == nil && t < c.roomSeen.Load()) && c.s.Load()&closedBit == 0 && bufferInto(cl, st, v) {
-				return outOK
+		} else {
+			if c.capacity > 0 {
+				// sendCell's common case first, where it inlines
+				// (bufferInto): an empty cell with room by inBuffer or
+				// roomSeen.
+				cl := seg.cell(i)
+				if st := cl.state.Load(); (st == stInBuffer || st == nil && t < c.roomSeen.Load()) && c.s.Load()&closedBit == 0 && bufferInto(cl, st, v) {
+					return outOK
+				}
 			}
-			out = c.sendCell(seg, i, t, v, p)
-		default:
 			out = c.sendCell(seg, i, t, v, p)
 		}
 		if out == outRegistered {
@@ -291,12 +291,15 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			continue
 		}
 		i := int(t & segMask)
-		if cl := seg.cell(i); c.capacity != 0 && cl.state.Load() == stBuffered {
-			// recvCell's common case, where it inlines: a buffered value.
-			v := cl.elem // the receive takes effect here
-			cl.elem = zero
-			c.expandFor(t, seg)
-			return v, outOK
+		if c.capacity != 0 {
+			// recvCell's common case first, where it inlines: a buffered
+			// value.
+			if cl := seg.cell(i); cl.state.Load() == stBuffered {
+				v := cl.elem // the receive takes effect here
+				cl.elem = zero
+				c.expandFor(t, seg)
+				return v, outOK
+			}
 		}
 		v, out := c.recvCell(seg, i, t, p)
 		if out == outOK { // the common case first
