@@ -526,8 +526,8 @@ func (c *Chan[T]) awaitSender(cl *cell[T], st *waiter, r uint64) {
 // again, takes every case from the start.
 func bufferInto[T any](cl *cell[T], st *waiter, v T) bool {
 	cl.elem = v
-	sched.Point()                                  // value written, not published
-	return cl.state.CompareAndSwap(st, stBuffered) // nil|inBuffer → buffered: the send takes effect
+	sched.Point()                             // value written, not published
+	return casMark(&cl.state, st, stBuffered) // nil|inBuffer → buffered: the send takes effect
 }
 
 // sendCell is the sender's step in cell i of seg, with ticket s, for a
@@ -556,7 +556,7 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 					}
 					continue
 				}
-				if cl.state.CompareAndSwap(st, stBuffered) { // nil|inBuffer → buffered: the send takes effect
+				if casMark(&cl.state, st, stBuffered) { // nil|inBuffer → buffered: the send takes effect
 					return outOK
 				}
 				continue
@@ -695,7 +695,7 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 			// expansion of its own, or the expansion that reaches the hole
 			// does it by taking another ticket (expandCell), whichever moves
 			// the cell cancelledSend → holePaid first.
-			if c.capacity > 0 && st == stCancelledSend && cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {
+			if c.capacity > 0 && st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHolePaid) {
 				return zero, outHole
 			}
 			return zero, outRestart
@@ -808,7 +808,7 @@ func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 	sched.Point()
 	if selCommit(w) {
 		sched.Point()
-		c.state.Store(next) // resuming → next
+		storeMark(&c.state, next) // resuming → next
 		return true
 	}
 	kill(s, i, w)
@@ -820,10 +820,10 @@ func claim[T any](s *segment[T], i int, w *waiter, next *waiter) bool {
 // resuming → cancelled.
 func kill[T any](s *segment[T], i int, w *waiter) {
 	if w.op == opSend {
-		s.cell(i).state.Store(stCancelledSend)
+		storeMark(&s.cell(i).state, stCancelledSend)
 		s.cancelled(true)
 	} else {
-		s.cell(i).state.Store(stCancelledRecv)
+		storeMark(&s.cell(i).state, stCancelledRecv)
 		s.cancelled(false)
 	}
 }
@@ -873,10 +873,10 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 		return false
 	}
 	if !closed {
-		cl.state.Store(next) // resuming → taken|buffered: the send takes effect
+		storeMark(&cl.state, next) // resuming → taken|buffered: the send takes effect
 		return true
 	}
-	cl.state.Store(stCancelledSend) // resuming → cancelledSend: the send fails after Close
+	storeMark(&cl.state, stCancelledSend) // resuming → cancelledSend: the send fails after Close
 	seg.cancelled(true)
 	w.wakeUp(resClosed)
 	return false
@@ -1309,13 +1309,13 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 		sched.Point()
 		switch {
 		case st == nil:
-			if cl.state.CompareAndSwap(nil, stInBuffer) { // nil → inBuffer: the coming sender will not park
+			if casMark(&cl.state, nil, stInBuffer) { // nil → inBuffer: the coming sender will not park
 				return true
 			}
 		case st == stCancelledSend:
 			// cancelledSend → holePaid: this expansion makes good the hole
 			// by taking another ticket, unless the cell's receiver did first.
-			if cl.state.CompareAndSwap(stCancelledSend, stHolePaid) {
+			if casMark(&cl.state, stCancelledSend, stHolePaid) {
 				return false
 			}
 		case st == stHolePaid:

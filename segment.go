@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/scalable-go/chans/internal/sched"
 )
 
 // The infinite array of cells is a singly linked list of segments of segSize
@@ -41,6 +43,50 @@ type pad [cacheLine - 8]byte
 type cell[T any] struct {
 	state atomic.Pointer[waiter]
 	elem  T
+}
+
+// casMark and storeMark write a cell's state where the state replaced and
+// the state written are both nil or markers, never a registration: the
+// transitions between markers (nil|inBuffer → buffered, resuming → next,
+// resuming → cancelled, nil → inBuffer, cancelledSend → holePaid). The
+// markers are elements of a package-level array, not heap objects, and such
+// a write needs no write barrier: the garbage collector does not trace
+// pointers that lead outside the heap, and has nothing to shade when the
+// pointer replaced is nil or leads outside the heap too. So these writes go
+// through the uintptr atomics, which the compiler emits as one instruction,
+// instead of atomic.Pointer's, which call into the runtime for the barrier.
+// A write that stores or replaces a registration (a *waiter on the heap)
+// must go through atomic.Pointer. Builds with the tag chans_perturb check
+// both rules at every call (mustBeMark).
+func casMark(state *atomic.Pointer[waiter], old, new *waiter) bool {
+	if sched.Enabled {
+		mustBeMark(old, true)
+		mustBeMark(new, false)
+	}
+	return atomic.CompareAndSwapUintptr((*uintptr)(unsafe.Pointer(state)), uintptr(unsafe.Pointer(old)), uintptr(unsafe.Pointer(new)))
+}
+
+// storeMark sets a cell's state to the marker new; the state it replaces
+// is a marker (see casMark), such as resuming, which only its claimer
+// moves on.
+func storeMark(state *atomic.Pointer[waiter], new *waiter) {
+	if sched.Enabled {
+		mustBeMark(new, false)
+		mustBeMark(state.Swap(new), false)
+		return
+	}
+	atomic.StoreUintptr((*uintptr)(unsafe.Pointer(state)), uintptr(unsafe.Pointer(new)))
+}
+
+// mustBeMark panics unless st is a marker (or nil, where nilOK): the check
+// of casMark and storeMark in builds with the tag chans_perturb.
+func mustBeMark(st *waiter, nilOK bool) {
+	if st == nil && nilOK {
+		return
+	}
+	if p, base := uintptr(unsafe.Pointer(st)), uintptr(unsafe.Pointer(&markers[0])); p < base || p >= base+unsafe.Sizeof(markers) {
+		panic("chans: a registration written as a marker")
+	}
 }
 
 // Layout of segment.counts.

@@ -30,7 +30,7 @@ func (c *Chan[T]) sendUnbounded(seg *segment[T], i int, v T) outcome {
 		sched.Point()
 		switch {
 		case st == nil:
-			if cl.state.CompareAndSwap(nil, stBuffered) { // nil → buffered: the send takes effect
+			if casMark(&cl.state, nil, stBuffered) { // nil → buffered: the send takes effect
 				return outOK
 			}
 		case st == stCancelledRecv:
