@@ -1153,7 +1153,8 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T]) {
 // not linked at the load of its predecessor's next holds no registration
 // yet. Implicit expansions run in no particular order, so the bufSeg root
 // may already be past b's segment; the walk then starts from own, which is
-// not.
+// not. recvOp makes its commonest case inline (root at b's segment, no
+// sender parked in b): a change to this look changes that copy too.
 func (c *Chan[T]) expandImplicit(b uint64, own *segment[T]) {
 	id := b >> segShift
 	seg := c.bufSeg.Load()

@@ -146,11 +146,13 @@ func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 			return outClosed // the failed send takes effect at this ticket
 		}
 		var out outcome
-		if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
-			if p.m == modeTry {
-				return outRestart
+		if seg == nil || seg.id != t>>segShift { // cellSeg's common case (the segment read before the ticket holds it) without the call
+			if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
+				if p.m == modeTry {
+					return outRestart
+				}
+				continue
 			}
-			continue
 		}
 		i := int(t & segMask)
 		if c.capacity < 0 {
@@ -284,11 +286,13 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			c.mustBeMade()         // a zero Chan's closeAt is 0
 			return zero, outClosed // before touching any segment: no cell past closeAt is ever used
 		}
-		if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
-			if p.m == modeTry {
-				return zero, outRestart
+		if seg == nil || seg.id != t>>segShift { // as in sendOp
+			if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
+				if p.m == modeTry {
+					return zero, outRestart
+				}
+				continue
 			}
-			continue
 		}
 		i := int(t & segMask)
 		if c.capacity != 0 {
@@ -297,7 +301,22 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			if cl := seg.cell(i); cl.state.Load() == stBuffered {
 				v := cl.elem // the receive takes effect here
 				cl.elem = zero
-				c.expandFor(t, seg)
+				if c.capacity > 0 {
+					// expandFor's common case: an implicit expansion
+					// (t below implicitBelow, not switching) of cell
+					// b = t + capacity in the segment bufSeg names,
+					// which holds no parked sender. The loads of
+					// expandFor and expandImplicit, in their order;
+					// anything else goes to expandFor, which looks
+					// again from the start.
+					b := t + uint64(c.capacity)
+					h := c.holeFrom.Load()
+					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id != b>>segShift {
+						c.expandFor(t, seg)
+					} else if st := bs.cell(int(b & segMask)).state.Load(); isWaiter(st) && st.op == opSend {
+						c.expandFor(t, seg)
+					}
+				}
 				return v, outOK
 			}
 		}

@@ -203,6 +203,22 @@ var mutants = []Mutant{
 		What:    "sendOp: the inline common case delivers after Close without asking mayDeliver",
 	},
 	{
+		ID:      "recvop-look-skips-sender",
+		Rule:    ruleImplicit,
+		File:    "ops.go",
+		Find:    "state.Load(); isWaiter(st) && st.op == opSend {",
+		Replace: "state.Load(); false && isWaiter(st) && st.op == opSend {",
+		What:    "recvOp: the inline implicit expansion leaves a sender parked in cell r + capacity unclaimed",
+	},
+	{
+		ID:      "recvop-look-past-holes",
+		Rule:    ruleImplicit,
+		File:    "ops.go",
+		Find:    "t >= h || h == holesSwitching || bs.id != b>>segShift",
+		Replace: "h == holesSwitching || bs.id != b>>segShift",
+		What:    "recvOp: the inline implicit expansion also stands for receive tickets past the switch to explicit expansions",
+	},
+	{
 		ID:      "batch-inline-skips-closed",
 		Rule:    ruleClose,
 		File:    "batch.go",
