@@ -50,7 +50,7 @@ func TestLosingCloseKeepsRoomBound(t *testing.T) {
 			t.Fatalf("the losing Close returned %v, want ErrClosed", err)
 		}
 		// Y resumes in its cell.
-		seg := c.cellSeg(&c.sendSeg, yseg, yt, &c.s)
+		seg := c.cellSeg(&c.sendSeg, yseg, yt)
 		out := c.sendStep(seg, yt, 20, modePark)
 		if out == outOK {
 			t.Errorf("cap %d: a send that found the channel full at Close delivered after it", k)
@@ -234,14 +234,14 @@ func TestFullVerdictInsideClose(t *testing.T) {
 	t8 := c.s.Add(1) - 1 // a TrySend whose fast check passed, meeting no room in its cell
 	out8 := make(chan outcome)
 	go func() {
-		seg := c.cellSeg(&c.sendSeg, seg8, t8, &c.s)
+		seg := c.cellSeg(&c.sendSeg, seg8, t8)
 		out8 <- c.sendStep(seg, t8, 8, modeTry)
 	}()
 
 	if err := c.finishClose(end); err != nil { // Close takes effect
 		t.Fatal(err)
 	}
-	seg := c.cellSeg(&c.sendSeg, seg7, t7, &c.s) // TrySend(7) resumes
+	seg := c.cellSeg(&c.sendSeg, seg7, t7) // TrySend(7) resumes
 	out7 := c.sendStep(seg, t7, 7, modeTry)
 	err99, o8 := <-res99, <-out8
 	var got []int

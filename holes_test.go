@@ -37,7 +37,7 @@ func handRecv[T any](t *testing.T, c *Chan[T]) (uint64, *segment[T], T) {
 	t.Helper()
 	start := c.recvSeg.Load()
 	r := c.r.Add(1) - 1
-	seg := c.cellSeg(&c.recvSeg, start, r, &c.r)
+	seg := c.cellSeg(&c.recvSeg, start, r)
 	v, out := c.recvCell(seg, int(r&segMask), r, &party[T]{m: modeTry})
 	if out != outOK {
 		t.Fatalf("receive of cell %d: outcome %d, want a value", r, out)
@@ -50,7 +50,7 @@ func handRecv[T any](t *testing.T, c *Chan[T]) (uint64, *segment[T], T) {
 func handSend[T any](c *Chan[T], v T, m mode) (uint64, outcome) {
 	start := c.sendSeg.Load()
 	s := c.s.Add(1) - 1
-	seg := c.cellSeg(&c.sendSeg, start, s, &c.s)
+	seg := c.cellSeg(&c.sendSeg, start, s)
 	return s, c.sendStep(seg, s, v, m)
 }
 

@@ -20,15 +20,29 @@ const (
 // cellSeg returns the segment holding ticket t, found from start (read from
 // root before the ticket was taken, so start is not past it), or nil when that
 // segment was removed: every cell in it was given up, so the caller's
-// counter is raised past it and the caller takes a new ticket.
-func (c *Chan[T]) cellSeg(root *atomic.Pointer[segment[T]], start *segment[T], t uint64, ctr *atomic.Uint64) *segment[T] {
+// counter is raised past it and the caller takes a new ticket. Its common
+// case, start holding t, inlines into sendOp and recvOp (cost 80, the
+// inliner's budget: nothing more fits here); cellSegFar does the rest.
+func (c *Chan[T]) cellSeg(root *atomic.Pointer[segment[T]], start *segment[T], t uint64) *segment[T] {
+	if start != nil && start.id == t>>segShift {
+		return start
+	}
+	return c.cellSegFar(root, start, t)
+}
+
+// cellSegFar is cellSeg where start does not hold t: a later segment, found
+// by a walk that moves root along, or a zero Chan (start nil), which panics.
+// The counter raised past a removed segment is the one root serves: S for
+// sendSeg, R for recvSeg.
+func (c *Chan[T]) cellSegFar(root *atomic.Pointer[segment[T]], start *segment[T], t uint64) *segment[T] {
 	if start == nil {
 		c.mustBeMade()
 	}
-	id := t >> segShift
-	if start.id == id {
-		return start
+	ctr := &c.r
+	if root == &c.sendSeg {
+		ctr = &c.s
 	}
+	id := t >> segShift
 	s := c.findAndMove(root, start, id)
 	if s.id == id {
 		return s
@@ -146,13 +160,11 @@ func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 			return outClosed // the failed send takes effect at this ticket
 		}
 		var out outcome
-		if seg == nil || seg.id != t>>segShift { // cellSeg's common case (the segment read before the ticket holds it) without the call
-			if seg = c.cellSeg(&c.sendSeg, seg, t, &c.s); seg == nil {
-				if p.m == modeTry {
-					return outRestart
-				}
-				continue
+		if seg = c.cellSeg(&c.sendSeg, seg, t); seg == nil {
+			if p.m == modeTry {
+				return outRestart
 			}
+			continue
 		}
 		i := int(t & segMask)
 		if c.capacity < 0 {
@@ -286,13 +298,11 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			c.mustBeMade()         // a zero Chan's closeAt is 0
 			return zero, outClosed // before touching any segment: no cell past closeAt is ever used
 		}
-		if seg == nil || seg.id != t>>segShift { // as in sendOp
-			if seg = c.cellSeg(&c.recvSeg, seg, t, &c.r); seg == nil {
-				if p.m == modeTry {
-					return zero, outRestart
-				}
-				continue
+		if seg = c.cellSeg(&c.recvSeg, seg, t); seg == nil {
+			if p.m == modeTry {
+				return zero, outRestart
 			}
+			continue
 		}
 		i := int(t & segMask)
 		if c.capacity != 0 {
@@ -308,7 +318,9 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 					// which holds no parked sender. The loads of
 					// expandFor and expandImplicit, in their order;
 					// anything else goes to expandFor, which looks
-					// again from the start.
+					// again from the start. Written out here because
+					// as a function it would cost the inliner 172,
+					// past its budget of 80, and be a call again.
 					b := t + uint64(c.capacity)
 					h := c.holeFrom.Load()
 					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id != b>>segShift {

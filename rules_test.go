@@ -174,7 +174,7 @@ func TestCloseRoomCountsPaidHoles(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ys := c.cellSeg(&c.sendSeg, yseg, yt, &c.s)
+	ys := c.cellSeg(&c.sendSeg, yseg, yt)
 	if out := c.sendStep(ys, yt, 3, modePark); out != outOK {
 		t.Errorf("the send with ticket %d, below B at Close and counted by a full verdict, failed after Close (outcome %d)", yt, out)
 	}
