@@ -24,7 +24,7 @@ const (
 // case, start holding t, inlines into sendOp and recvOp (cost 80, the
 // inliner's budget: nothing more fits here); cellSegFar does the rest.
 func (c *Chan[T]) cellSeg(root *atomic.Pointer[segment[T]], start *segment[T], t uint64) *segment[T] {
-	if start != nil && start.id == t>>segShift {
+	if start != nil && start.id.Load() == t>>segShift {
 		return start
 	}
 	return c.cellSegFar(root, start, t)
@@ -43,11 +43,11 @@ func (c *Chan[T]) cellSegFar(root *atomic.Pointer[segment[T]], start *segment[T]
 		ctr = &c.s
 	}
 	id := t >> segShift
-	s := c.findAndMove(root, start, id)
-	if s.id == id {
+	s, sid := c.findAndMove(root, start, id)
+	if sid == id {
 		return s
 	}
-	raise(ctr, s.id<<segShift)
+	raise(ctr, sid<<segShift)
 	return nil
 }
 
@@ -323,18 +323,24 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 					// past its budget of 80, and be a call again.
 					b := t + uint64(c.capacity)
 					h := c.holeFrom.Load()
-					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id != b>>segShift {
+					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id.Load() != b>>segShift {
 						c.expandFor(t, seg)
 					} else if st := bs.cell(int(b & segMask)).state.Load(); isWaiter(st) && st.op == opSend {
 						c.expandFor(t, seg)
 					}
+				} else {
+					storeMark(&cl.state, stConsumed) // unbounded: the receive is done with its cell (segment.go, "Reuse")
 				}
 				return v, outOK
 			}
 		}
 		v, out := c.recvCell(seg, i, t, p)
 		if out == outOK { // the common case first
-			c.expandFor(t, seg)
+			if c.capacity > 0 {
+				c.expandFor(t, seg)
+			} else {
+				storeMark(&seg.cell(i).state, stConsumed) // the receive is done with its cell (segment.go, "Reuse")
+			}
 			return v, out
 		}
 		switch out {
