@@ -100,8 +100,17 @@ import (
 //	               after Close they move it to cancelledSend instead.
 //	resuming       the claimer of a select registration, to its next state
 //	cancelledSend  R or EB, the first to come (buffered channels): → holePaid
-//	buffered, done, taken, holePaid, cancelledRecv: final (cancelledSend is
-//	final in rendezvous channels)
+//	buffered, done, taken  R, in rendezvous and unbounded channels, once it
+//	               has the value: → consumed (below); final in buffered ones
+//	consumed, holePaid, cancelledRecv: final (cancelledSend is final in
+//	rendezvous channels)
+//
+// consumed: in rendezvous and unbounded channels, a receive that got a value
+// (histories 1, 2, 9, and a select's case in their place) moves its cell on
+// to consumed as its last action on it, after reading elem (recvOp,
+// collect, recvBatch): a segment whose cells are all consumed has no party
+// left to act on it, and is reused (segment.go, "Reuse"). It is a plain
+// store: only the receive writes the cell from buffered, done or taken on.
 //
 // ===== Buffer end =====
 //

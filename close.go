@@ -109,6 +109,7 @@ func (c *Chan[T]) killParked(start *segment[T], lo, hi, sc uint64) {
 	seg, sid := start, start.id.Load()
 	if reuse {
 		seg, sid = c.cursorSeg()
+		sched.Point() // the cursor's segment may be retired here
 	}
 	for sid<<segShift < hi {
 		restart := false
@@ -148,13 +149,19 @@ func (c *Chan[T]) killParked(start *segment[T], lo, hi, sc uint64) {
 		var nid uint64
 		if !restart {
 			if next = seg.next.Load(); next == nil {
-				return
+				if !reuse || seg.id.Load() == sid {
+					return // the tail
+				}
+				restart = true // retired and cleared under the walk
+			} else {
+				nid = next.id.Load()
+				sched.Point() // seg may be retired here
+				restart = reuse && (seg.id.Load() != sid || nid == retiredID)
 			}
-			nid = next.id.Load()
-			restart = reuse && (seg.id.Load() != sid || nid == retiredID)
 		}
 		if restart {
 			seg, sid = c.cursorSeg()
+			sched.Point()
 			continue
 		}
 		seg, sid = next, nid

@@ -2,6 +2,7 @@ package chans
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -114,4 +115,48 @@ func TestReuseEndsAtRemoval(t *testing.T) {
 		}
 	}
 	<-done
+}
+
+// TestCloseWakesParkedAsSegmentsRetire closes rendezvous channels on cells
+// while a hundred receivers are parked and segments are being retired, and
+// checks that every receiver returns. Close's walk starts at the oldest
+// segment not retired, which may be retired and cleared under it; it once
+// took the cleared segment's nil next pointer for the end of the list and
+// left the receivers parked (found by BenchmarkBar's rendezvous rows with
+// 1000 goroutines; this test, broken that way, hangs within seconds in the
+// chans_perturb build). A hang is caught by go test's -timeout.
+func TestCloseWakesParkedAsSegmentsRetire(t *testing.T) {
+	rounds := 400
+	if testing.Short() || raceOn {
+		rounds = 100
+	}
+	const g = 100
+	for round := 0; round < rounds; round++ {
+		c := newChan[int](0, false, 2)
+		n := []int{1, 3 * segSize, 30 * segSize, 30}[round%4] / g
+		var prod, cons sync.WaitGroup
+		for range g {
+			prod.Add(1)
+			go func() {
+				defer prod.Done()
+				for v := 0; v <= n; v++ {
+					c.Send(v)
+				}
+			}()
+			cons.Add(1)
+			go func() {
+				defer cons.Done()
+				for {
+					if _, ok := c.Recv(); !ok {
+						return
+					}
+				}
+			}()
+		}
+		prod.Wait()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		cons.Wait()
+	}
 }

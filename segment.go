@@ -15,9 +15,12 @@ import (
 //
 // Invariants (for the segments reachable from the three roots of a Chan):
 //   - Ids grow by one along next pointers, except where removed segments have
-//     been unlinked: then they grow by more. A segment's id is fixed before it
-//     is published and never changes (segments are not reused once
-//     published; the garbage collector reclaims them).
+//     been unlinked: then they grow by more. A segment's id is fixed for one
+//     life: set when it is published (a new segment's just before, a reused
+//     one's just after), retiredID from its retirement on (see "Reuse"
+//     below); no two lives share an id. Buffered channels do not reuse
+//     segments, and the garbage collector reclaims those the other kinds
+//     do not reuse.
 //   - The tail (next == nil) is never removed.
 //   - A segment is removed when all its cells are cancelled (see full) and no
 //     root references it. Walkers that already hold a removed segment may go

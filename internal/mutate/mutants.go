@@ -37,6 +37,10 @@ const ruleImplicit = "Implicit expansion before the first hole"
 // registers for room asks for room once more.
 const ruleSecondLook = "The second look"
 
+// ruleReuse names segment.go's section "Reuse": a segment is retired only
+// once every party is done with its cells, and walks check every hop.
+const ruleReuse = "Segment reuse (segment.go)"
+
 // mutants is the list the tool runs, in order. Two are expected to be
 // equivalent (no-spin-before-park, select-waits-rendezvous): they show that
 // the tool tells a harmless change from a harmful one.
@@ -626,5 +630,22 @@ var mutants = []Mutant{
 		Find:    "return c.spin && spinLoads(cl, st, spinPark)",
 		Replace: "return false",
 		What:    "spinWhile: never spins before registering to park (expected harmless: performance only)",
+	},
+	// ===== Segment reuse =====
+	{
+		ID:      "reuse-before-mark",
+		Rule:    ruleReuse,
+		File:    "segment.go",
+		Find:    "\t\tcase stConsumed:\n",
+		Replace: "\t\tcase stConsumed, stDone, stTaken, stBuffered:\n",
+		What:    "retire: a segment is reused while receives may still read their values from it",
+	},
+	{
+		ID:      "reuse-no-hop-check",
+		Rule:    ruleReuse,
+		File:    "segment.go",
+		Find:    "\t\tif cur.id.Load() != cid {\n\t\t\tcid = retiredID\n\t\t\tcontinue\n\t\t}\n",
+		Replace: "",
+		What:    "findSeg: a walk follows a next pointer read in a segment's earlier life",
 	},
 }
