@@ -153,8 +153,9 @@ func (c *Chan[T]) deliverBatch(seg *segment[T], s, k uint64, vs []T) int {
 	p := party[T]{m: modePark, room: true}
 	for t := s; t < s+k; t++ {
 		id := t >> segShift
-		if seg.id != id {
-			if seg = c.findAndMove(&c.sendSeg, seg, id); seg.id != id {
+		if seg.id.Load() != id {
+			var sid uint64
+			if seg, sid = c.findAndMove(&c.sendSeg, seg, id); sid != id {
 				continue // removed: every cell in it was given up
 			}
 		}
@@ -230,6 +231,9 @@ func (c *Chan[T]) failSend(seg *segment[T], i int, t uint64) {
 	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
+		if sched.Enabled {
+			notPoison(st)
+		}
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
@@ -302,8 +306,9 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 	p := party[T]{m: modeTry}
 	for t := r; t < r+k; t++ {
 		id := t >> segShift
-		if seg.id != id {
-			if seg = c.findAndMove(&c.recvSeg, seg, id); seg.id != id {
+		if seg.id.Load() != id {
+			var sid uint64
+			if seg, sid = c.findAndMove(&c.recvSeg, seg, id); sid != id {
 				continue // removed: every cell in it was given up
 			}
 		}
@@ -321,7 +326,9 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		case outOK:
 			dst[n] = v
 			n++
-			if c.capacity > 0 && t < implicit {
+			if c.capacity <= 0 {
+				storeMark(&seg.cell(i).state, stConsumed) // the receive is done with its cell (segment.go, "Reuse")
+			} else if t < implicit {
 				c.expandImplicit(t+uint64(c.capacity), seg)
 			} else {
 				expansions++
@@ -350,7 +357,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 // batches at GOMAXPROCS 2 took 0.87 of their time over eight alternating
 // rounds on a 2-core Intel VM, bench/results/ring-batch-2core-3185804).
 func (c *Chan[T]) awaitLastSender(seg *segment[T], t uint64) {
-	if t>>segShift != seg.id {
+	if t>>segShift != seg.id.Load() {
 		return // not in seg: a batch that crosses segments does without
 	}
 	cl := seg.cell(int(t & segMask))

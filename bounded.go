@@ -100,8 +100,17 @@ import (
 //	               after Close they move it to cancelledSend instead.
 //	resuming       the claimer of a select registration, to its next state
 //	cancelledSend  R or EB, the first to come (buffered channels): → holePaid
-//	buffered, done, taken, holePaid, cancelledRecv: final (cancelledSend is
-//	final in rendezvous channels)
+//	buffered, done, taken  R, in rendezvous and unbounded channels, once it
+//	               has the value: → consumed (below); final in buffered ones
+//	consumed, holePaid, cancelledRecv: final (cancelledSend is final in
+//	rendezvous channels)
+//
+// consumed: in rendezvous and unbounded channels, a receive that got a value
+// (histories 1, 2, 9, and a select's case in their place) moves its cell on
+// to consumed as its last action on it, after reading elem (recvOp,
+// collect, recvBatch): a segment whose cells are all consumed has no party
+// left to act on it, and is reused (segment.go, "Reuse"). It is a plain
+// store: only the receive writes the cell from buffered, done or taken on.
 //
 // ===== Buffer end =====
 //
@@ -196,7 +205,7 @@ import (
 //   - Giving up a cell (giveUp): cancel, count towards segment removal, drop.
 //   - Claiming a registration (claim, claimSender, failReceiver, kill).
 var (
-	markers         [8]waiter
+	markers         [10]waiter
 	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
 	stInBuffer      = &markers[1] // an explicit EB made the cell part of the buffer before its sender came
 	stDone          = &markers[2] // a sender put its value in elem for the receiver parked here
@@ -205,6 +214,8 @@ var (
 	stCancelledRecv = &markers[5] // the receiver of this cell gave up; S skips the cell
 	stResuming      = &markers[6] // a claimer holds the cell while it completes a parked sender or a select
 	stHolePaid      = &markers[7] // cancelledSend whose slot in the buffer was made good (see recvCell)
+	stConsumed      = &markers[8] // rendezvous and unbounded channels: the receiver of this cell is done with it (segment.go, "Reuse")
+	stPoison        = &markers[9] // builds with the tag chans_perturb: the cells of a retired segment until it is cleared (poison)
 )
 
 // outcome is what a cell step tells the ticket loop.
@@ -541,6 +552,9 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 	spun := false
 	for {
 		st := cl.state.Load()
+		if sched.Enabled {
+			notPoison(st)
+		}
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
@@ -658,6 +672,9 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 	var zero T
 	for {
 		st := cl.state.Load()
+		if sched.Enabled {
+			notPoison(st)
+		}
 		sched.Point()
 		switch {
 		case st == stBuffered:
@@ -866,7 +883,7 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 		return false
 	}
 	sched.Point()
-	closed := !c.mayDeliver(seg.id<<segShift | uint64(i))
+	closed := !c.mayDeliver(seg.id.Load()<<segShift | uint64(i))
 	sched.Point()
 	if w.isSel && !selCommit(w) {
 		kill(seg, i, w)
@@ -930,7 +947,7 @@ const (
 // handed a value returns it.
 func (c *Chan[T]) park(done <-chan struct{}, seg *segment[T], i int, p *party[T]) (T, outcome) {
 	own := p.own
-	out := c.await(done, seg, i, own, c.doomed(seg.id<<segShift|uint64(i), own))
+	out := c.await(done, seg, i, own, c.doomed(seg.id.Load()<<segShift|uint64(i), own))
 	v := c.collect(seg, i, own, out)
 	if own.op == opSend {
 		putWaiter(own, p.pooled, &sendWaiters)
@@ -973,7 +990,7 @@ func (c *Chan[T]) await(done <-chan struct{}, seg *segment[T], i int, own *waite
 	// withdraw. Their partner is running (or, for the sender, only the
 	// expansions owed by running receives stand between it and its claim),
 	// so the wait is short; the operation happens although ctx is done.
-	idx := seg.id<<segShift | uint64(i)
+	idx := seg.id.Load()<<segShift | uint64(i)
 	if own.op == opSend {
 		c.holesOn() // before the room check that may give the cell up
 	}
@@ -1016,6 +1033,9 @@ func (c *Chan[T]) collect(seg *segment[T], i int, w *waiter, out outcome) T {
 	}
 	v := cl.elem // the sender wrote it before its claim
 	cl.elem = zero
+	if c.capacity <= 0 {
+		storeMark(&cl.state, stConsumed) // the receive is done with its cell (segment.go, "Reuse")
+	}
 	return v
 }
 
@@ -1028,6 +1048,9 @@ func (c *Chan[T]) withdraw(seg *segment[T], i int, w *waiter) bool {
 	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
+		if sched.Enabled {
+			notPoison(st)
+		}
 		sched.Point()
 		switch st {
 		case w:
@@ -1053,6 +1076,9 @@ func (c *Chan[T]) withdraw(seg *segment[T], i int, w *waiter) bool {
 func (c *Chan[T]) live(seg *segment[T], i int, w *waiter) bool {
 	cl := seg.cell(i)
 	st := cl.state.Load()
+	if sched.Enabled {
+		notPoison(st)
+	}
 	sched.Point()
 	for st == stResuming {
 		runtime.Gosched()
@@ -1158,20 +1184,20 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T]) {
 func (c *Chan[T]) expandImplicit(b uint64, own *segment[T]) {
 	id := b >> segShift
 	seg := c.bufSeg.Load()
-	if seg.id < id {
+	if seg.id.Load() < id {
 		if seg.next.Load() == nil {
 			return // b's segment is not linked: nobody has registered in it
 		}
 		seg = c.advanceBufSeg(seg, id) // also moves the root along, or it would pin every segment since the buffer was last full
-	} else if seg.id > id {
+	} else if seg.id.Load() > id {
 		seg = own // the root is past b's segment already; own is not
-		for seg.id < id {
+		for seg.id.Load() < id {
 			if seg = seg.next.Load(); seg == nil {
 				return
 			}
 		}
 	}
-	if seg.id != id {
+	if seg.id.Load() != id {
 		return // not linked yet, or removed (every cell given up by its receiver)
 	}
 	i := int(b & segMask)
@@ -1216,9 +1242,9 @@ func (c *Chan[T]) nothingToExpand(seg *segment[T], b uint64) bool {
 		// which comes after the walk that links the segment and loads B
 		// and R after this expansion's ticket: it finds b in the buffer.
 		// Then S, a line that every send writes, need not be read.
-		return seg.id < b>>segShift || b >= c.s.Load()&counterMask
+		return seg.id.Load() < b>>segShift || b >= c.s.Load()&counterMask
 	}
-	return b >= c.s.Load()&counterMask && seg.id >= b>>segShift
+	return b >= c.s.Load()&counterMask && seg.id.Load() >= b>>segShift
 }
 
 // expandN runs the k expansions of k receive tickets, taking k expansion
@@ -1254,14 +1280,14 @@ func (c *Chan[T]) expandAt(seg *segment[T], b uint64) (*segment[T], bool) {
 		// The sender of cell b has no ticket yet; it will find b < B.
 		// Still move the root along, as far as the list reaches, or it
 		// would keep every segment since the buffer was last full alive.
-		if seg.id < id {
+		if seg.id.Load() < id {
 			seg = c.advanceBufSeg(seg, id)
 		}
 		return seg, true
 	}
-	if seg.id != id {
-		seg = c.findAndMove(&c.bufSeg, seg, id)
-		if seg.id != id {
+	if seg.id.Load() != id {
+		var sid uint64
+		if seg, sid = c.findAndMove(&c.bufSeg, seg, id); sid != id {
 			// Segment removed: in a buffered channel only cells given up
 			// by receivers count towards removal, and expansion is done
 			// for those.
@@ -1284,14 +1310,14 @@ func (c *Chan[T]) settle() {
 // if none).
 func (c *Chan[T]) advanceBufSeg(seg *segment[T], id uint64) *segment[T] {
 	cur := seg
-	for cur.id < id {
+	for cur.id.Load() < id {
 		n := cur.next.Load()
 		if n == nil {
 			break
 		}
 		cur = n
 	}
-	for cur != seg && !c.moveForward(&c.bufSeg, cur) {
+	for cur != seg && !c.moveForward(&c.bufSeg, cur, cur.id.Load()) {
 		cur = cur.next.Load() // cur was removed; its successor is not, or is the tail
 		if cur == nil {
 			return seg

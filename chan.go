@@ -105,6 +105,13 @@ type Chan[T any] struct {
 	spin     bool      // spinning before parking can pay (GOMAXPROCS > 1 at New)
 	yield    yieldMode // how a parking operation yields before it blocks (yieldBeforePark); see await
 	spares   spareList[T]
+
+	// cursor names the oldest segment not yet retired (segment.go,
+	// "Reuse"); reclaiming is held by the one goroutine retiring at a time;
+	// reuseOff is set by the channel's first removal, and ends reuse.
+	cursor     atomic.Pointer[segment[T]]
+	reclaiming atomic.Bool
+	reuseOff   atomic.Bool
 }
 
 // New returns a channel with the given capacity: 0 for a rendezvous channel,
@@ -147,7 +154,10 @@ func newChan[T any](capacity int, ring bool, procs int) *Chan[T] {
 	if capacity > 0 {
 		roots = 3
 	}
-	s := newSegment[T](0, nil, roots, c.mixed())
+	s := c.newSegment(0, nil, roots)
+	if capacity <= 0 {
+		c.cursor.Store(s) // buffered channels do not reuse segments: no cursor to keep them alive
+	}
 	c.sendSeg.Store(s)
 	c.recvSeg.Store(s)
 	if capacity > 0 {

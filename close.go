@@ -78,11 +78,11 @@ func (c *Chan[T]) finishClose(end uint64) error {
 	lo := uint64(0)
 	start := c.sendSeg.Load()
 	if c.capacity >= 0 {
-		if r := c.recvSeg.Load(); r.id < start.id {
+		if r := c.recvSeg.Load(); r.id.Load() < start.id.Load() {
 			start = r
 		}
 		if c.capacity > 0 {
-			if b := c.bufSeg.Load(); b.id < start.id {
+			if b := c.bufSeg.Load(); b.id.Load() < start.id.Load() {
 				start = b
 			}
 		}
@@ -90,9 +90,31 @@ func (c *Chan[T]) finishClose(end uint64) error {
 		lo = sc // unbounded: no parked senders; receivers from sc on
 	}
 	hi := max(c.r.Load(), sc)
-	for seg := start; seg != nil && seg.id<<segShift < hi; seg = seg.next.Load() {
+	c.killParked(start, lo, hi, sc)
+	return nil
+}
+
+// killParked is Close's walk over cells [lo, hi) from start: it fails parked
+// senders outside the room and receivers parked at or past sc.
+//
+// A channel that reuses segments (segment.go, "Reuse") walks from the cursor
+// instead, and checks its hops as findSeg does, starting again from the
+// cursor when one fails (cells it has been through are looked at again,
+// harmlessly: a registration it ended is cancelled now). It holds a segment
+// before it claims a registration there: it is no party of that cell, and a
+// registration, a pooled waiter, can come back in the same cell of a later
+// life of the segment.
+func (c *Chan[T]) killParked(start *segment[T], lo, hi, sc uint64) {
+	reuse := c.capacity <= 0
+	seg, sid := start, start.id.Load()
+	if reuse {
+		seg, sid = c.cursorSeg()
+		sched.Point() // the cursor's segment may be retired here
+	}
+	for sid<<segShift < hi {
+		restart := false
 		for i := range seg.cells {
-			idx := seg.id<<segShift | uint64(i)
+			idx := sid<<segShift | uint64(i)
 			if idx < lo {
 				continue
 			}
@@ -104,23 +126,46 @@ func (c *Chan[T]) finishClose(end uint64) error {
 				continue
 			}
 			sched.Point() // the walk found a registration and has not claimed it yet
+			if reuse && !seg.hold(sid) {
+				restart = true
+				break
+			}
 			if st.op == opSend {
-				if c.asBuffered(idx, st) {
-					continue // below the room Close read: as good as buffered; its claimer delivers it
-				}
-				if claim(seg, i, st, stCancelledSend) { // wS → cancelledSend: the send fails after Close
+				if !c.asBuffered(idx, st) && claim(seg, i, st, stCancelledSend) { // wS → cancelledSend: the send fails after Close
 					seg.cancelled(true)
 					st.wakeUp(resClosed)
-				}
+				} // else below the room Close read: as good as buffered; its claimer delivers it
 			} else if idx >= sc {
 				if claim(seg, i, st, stCancelledRecv) { // wR → cancelledRecv: no send will come
 					seg.cancelled(false)
 					st.wakeUp(resClosed)
 				}
 			}
+			if reuse {
+				seg.release()
+			}
 		}
+		var next *segment[T]
+		var nid uint64
+		if !restart {
+			if next = seg.next.Load(); next == nil {
+				if !reuse || seg.id.Load() == sid {
+					return // the tail
+				}
+				restart = true // retired and cleared under the walk
+			} else {
+				nid = next.id.Load()
+				sched.Point() // seg may be retired here
+				restart = reuse && (seg.id.Load() != sid || nid == retiredID)
+			}
+		}
+		if restart {
+			seg, sid = c.cursorSeg()
+			sched.Point()
+			continue
+		}
+		seg, sid = next, nid
 	}
-	return nil
 }
 
 // closedRoom returns roomEnd once the closed bit is set: the winning Close
@@ -239,13 +284,13 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 	if end <= r {
 		return 0
 	}
-	for seg := c.recvSeg.Load(); seg.id<<segShift < end; seg = c.nextSeg(seg) {
+	for seg := c.recvSeg.Load(); seg.id.Load()<<segShift < end; seg = c.nextSeg(seg) {
 		first := 0 // the first index at or past r: the root may be behind it
-		if base := seg.id << segShift; r > base {
+		if base := seg.id.Load() << segShift; r > base {
 			first = int(min(r-base, segSize))
 		}
 		for i := first; i < segSize; i++ {
-			idx := seg.id<<segShift | uint64(i)
+			idx := seg.id.Load()<<segShift | uint64(i)
 			if idx >= end {
 				break
 			}
@@ -276,5 +321,5 @@ func (c *Chan[T]) nextSeg(seg *segment[T]) *segment[T] {
 	if n := seg.next.Load(); n != nil {
 		return n
 	}
-	return c.grow(seg)
+	return c.grow(seg, seg.id.Load()) // a buffered channel's: no reuse, one life
 }

@@ -639,7 +639,7 @@ func TestImplicitExpansionBehindBufSeg(t *testing.T) {
 	if st := c.findCell(y).state.Load(); st != stBuffered {
 		t.Errorf("after the expansion of ticket %d, cell %d is %s, want buffered", r2, y, stateName(st))
 	}
-	if id := c.bufSeg.Load().id; id <= x>>segShift {
+	if id := c.bufSeg.Load().id.Load(); id <= x>>segShift {
 		t.Errorf("bufSeg is segment %d, not past the earlier target's segment %d: the schedule is not the one this test means", id, x>>segShift)
 	}
 	c.expandFor(r1, seg1) // target x, behind bufSeg

@@ -125,7 +125,7 @@ func (c *Chan[T]) cellStates() func(func(uint64, *waiter) bool) {
 	return func(yield func(uint64, *waiter) bool) {
 		for seg := c.oldestRoot(); seg != nil; seg = seg.next.Load() {
 			for i := range seg.cells {
-				if !yield(seg.id<<segShift|uint64(i), seg.cell(i).state.Load()) {
+				if !yield(seg.id.Load()<<segShift|uint64(i), seg.cell(i).state.Load()) {
 					return
 				}
 			}
@@ -144,8 +144,8 @@ func (c *Chan[T]) cellAt(idx uint64) *cell[T] {
 // findCell returns the cell of index idx, or nil while its segment is not
 // linked yet.
 func (c *Chan[T]) findCell(idx uint64) *cell[T] {
-	for seg := c.oldestRoot(); seg != nil && seg.id <= idx>>segShift; seg = seg.next.Load() {
-		if seg.id == idx>>segShift {
+	for seg := c.oldestRoot(); seg != nil && seg.id.Load() <= idx>>segShift; seg = seg.next.Load() {
+		if seg.id.Load() == idx>>segShift {
 			return seg.cell(int(idx & segMask))
 		}
 	}
@@ -154,11 +154,11 @@ func (c *Chan[T]) findCell(idx uint64) *cell[T] {
 
 func (c *Chan[T]) oldestRoot() *segment[T] {
 	m := c.sendSeg.Load()
-	if r := c.recvSeg.Load(); r.id < m.id {
+	if r := c.recvSeg.Load(); r.id.Load() < m.id.Load() {
 		m = r
 	}
 	if c.capacity > 0 {
-		if b := c.bufSeg.Load(); b.id < m.id {
+		if b := c.bufSeg.Load(); b.id.Load() < m.id.Load() {
 			m = b
 		}
 	}

@@ -18,36 +18,34 @@ const (
 )
 
 // cellSeg returns the segment holding ticket t, found from start (read from
-// root before the ticket was taken, so start is not past it), or nil when that
-// segment was removed: every cell in it was given up, so the caller's
-// counter is raised past it and the caller takes a new ticket. Its common
-// case, start holding t, inlines into sendOp and recvOp (cost 80, the
-// inliner's budget: nothing more fits here); cellSegFar does the rest.
+// root before the ticket was taken, so start is not past it in the life it
+// had then), or nil when that segment was removed: every cell in it was
+// given up, so the caller's counter is raised past it and the caller takes
+// a new ticket. start is not nil: the callers check for a zero Chan first.
+// Its common case, start holding t, inlines into sendOp and recvOp (cost
+// 80, the inliner's budget: nothing more fits here; with the check for nil
+// it cost 84 once the id became atomic); cellSegFar does the rest.
 func (c *Chan[T]) cellSeg(root *atomic.Pointer[segment[T]], start *segment[T], t uint64) *segment[T] {
-	if start != nil && start.id == t>>segShift {
+	if start.id.Load() == t>>segShift {
 		return start
 	}
 	return c.cellSegFar(root, start, t)
 }
 
 // cellSegFar is cellSeg where start does not hold t: a later segment, found
-// by a walk that moves root along, or a zero Chan (start nil), which panics.
-// The counter raised past a removed segment is the one root serves: S for
-// sendSeg, R for recvSeg.
+// by a walk that moves root along. The counter raised past a removed segment
+// is the one root serves: S for sendSeg, R for recvSeg.
 func (c *Chan[T]) cellSegFar(root *atomic.Pointer[segment[T]], start *segment[T], t uint64) *segment[T] {
-	if start == nil {
-		c.mustBeMade()
-	}
 	ctr := &c.r
 	if root == &c.sendSeg {
 		ctr = &c.s
 	}
 	id := t >> segShift
-	s := c.findAndMove(root, start, id)
-	if s.id == id {
+	s, sid := c.findAndMove(root, start, id)
+	if sid == id {
 		return s
 	}
-	raise(ctr, s.id<<segShift)
+	raise(ctr, sid<<segShift)
 	return nil
 }
 
@@ -160,6 +158,9 @@ func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 			return outClosed // the failed send takes effect at this ticket
 		}
 		var out outcome
+		if seg == nil {
+			c.mustBeMade() // a zero Chan: no segment
+		}
 		if seg = c.cellSeg(&c.sendSeg, seg, t); seg == nil {
 			if p.m == modeTry {
 				return outRestart
@@ -298,6 +299,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			c.mustBeMade()         // a zero Chan's closeAt is 0
 			return zero, outClosed // before touching any segment: no cell past closeAt is ever used
 		}
+		// A zero Chan returned above: its closeAt is 0.
 		if seg = c.cellSeg(&c.recvSeg, seg, t); seg == nil {
 			if p.m == modeTry {
 				return zero, outRestart
@@ -323,18 +325,24 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 					// past its budget of 80, and be a call again.
 					b := t + uint64(c.capacity)
 					h := c.holeFrom.Load()
-					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id != b>>segShift {
+					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id.Load() != b>>segShift {
 						c.expandFor(t, seg)
 					} else if st := bs.cell(int(b & segMask)).state.Load(); isWaiter(st) && st.op == opSend {
 						c.expandFor(t, seg)
 					}
+				} else {
+					storeMark(&cl.state, stConsumed) // unbounded: the receive is done with its cell (segment.go, "Reuse")
 				}
 				return v, outOK
 			}
 		}
 		v, out := c.recvCell(seg, i, t, p)
 		if out == outOK { // the common case first
-			c.expandFor(t, seg)
+			if c.capacity > 0 {
+				c.expandFor(t, seg)
+			} else {
+				storeMark(&seg.cell(i).state, stConsumed) // the receive is done with its cell (segment.go, "Reuse")
+			}
 			return v, out
 		}
 		switch out {

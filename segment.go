@@ -2,6 +2,7 @@ package chans
 
 import (
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -14,9 +15,12 @@ import (
 //
 // Invariants (for the segments reachable from the three roots of a Chan):
 //   - Ids grow by one along next pointers, except where removed segments have
-//     been unlinked: then they grow by more. A segment's id is fixed before it
-//     is published and never changes (segments are not reused once
-//     published; the garbage collector reclaims them).
+//     been unlinked: then they grow by more. A segment's id is fixed for one
+//     life: set when it is published (a new segment's just before, a reused
+//     one's just after), retiredID from its retirement on (see "Reuse"
+//     below); no two lives share an id. Buffered channels do not reuse
+//     segments, and the garbage collector reclaims those the other kinds
+//     do not reuse.
 //   - The tail (next == nil) is never removed.
 //   - A segment is removed when all its cells are cancelled (see full) and no
 //     root references it. Walkers that already hold a removed segment may go
@@ -81,6 +85,7 @@ func storeMark(state *atomic.Pointer[waiter], new *waiter) {
 // mustBeMark panics unless st is a marker (or nil, where nilOK): the check
 // of casMark and storeMark in builds with the tag chans_perturb.
 func mustBeMark(st *waiter, nilOK bool) {
+	notPoison(st)
 	if st == nil && nilOK {
 		return
 	}
@@ -91,13 +96,23 @@ func mustBeMark(st *waiter, nilOK bool) {
 
 // Layout of segment.counts.
 const (
-	cancelledRecvOne = 1 << 0  // cells cancelled by receivers: bits 0-15
-	cancelledSendOne = 1 << 16 // cells cancelled by senders: bits 16-31
-	pointerOne       = 1 << 32 // root references: bits 32-63
+	cancelledRecvOne = 1 << 0            // cells cancelled by receivers: bits 0-15
+	cancelledSendOne = 1 << 16           // cells cancelled by senders: bits 16-31
+	pointerOne       = 1 << 32           // references (roots, and holds: see hold): bits 32-62
+	pointerMask      = (1<<31 - 1) << 32 // all of them
+	retiredBit       = 1 << 63           // retired (reclaim): no reference can be taken any more
 )
 
+// retiredID is the id of a segment from its retirement until a reuse has
+// published it again (see reclaim): past every ticket, so that a walker
+// reading it looks no further in it.
+const retiredID = ^uint64(0)
+
 type segment[T any] struct {
-	id   uint64
+	// id is the index of the segment in the infinite array, for one life
+	// of the segment: retiredID from its retirement (reclaim) until grow has
+	// published it again; a life's id is never any other life's.
+	id   atomic.Uint64
 	next atomic.Pointer[segment[T]]
 	prev atomic.Pointer[segment[T]]
 	// counts packs the cancelled-cell counts and the root references so that
@@ -111,11 +126,14 @@ type segment[T any] struct {
 	// finds its segment removed it knows every cell there was a cancelled
 	// receiver, for which expansion is complete.
 	mixed bool
-	cells [segSize]cell[T]
+	// reuseOff is the channel's flag that ends segment reuse (remove).
+	reuseOff *atomic.Bool
+	cells    [segSize]cell[T]
 }
 
-func newSegment[T any](id uint64, prev *segment[T], pointers uint64, mixed bool) *segment[T] {
-	s := &segment[T]{id: id, mixed: mixed}
+func (c *Chan[T]) newSegment(id uint64, prev *segment[T], pointers uint64) *segment[T] {
+	s := &segment[T]{mixed: c.mixed(), reuseOff: &c.reuseOff}
+	s.id.Store(id)
 	s.prev.Store(prev)
 	s.counts.Store(pointers * pointerOne)
 	return s
@@ -136,26 +154,29 @@ func (s *segment[T]) isTail() bool { return s.next.Load() == nil }
 // reference, and not the tail.
 func (s *segment[T]) removed() bool {
 	n := s.counts.Load()
-	return s.full(n) && n>>32 == 0 && !s.isTail()
+	return s.full(n) && n&pointerMask == 0 && !s.isTail()
 }
 
 // cancelled records that one more cell of s was cancelled, by a sender or by a
-// receiver, and removes s when that made it removable.
+// receiver, and removes s when that made it removable. A segment that was
+// retired meanwhile (the count of a party that gave its cell up comes after
+// the cell's transition, and the cursor may pass the segment in between)
+// is behind the cursor already: nothing to unlink.
 func (s *segment[T]) cancelled(bySender bool) {
 	d := uint64(cancelledRecvOne)
 	if bySender {
 		d = cancelledSendOne
 	}
-	if n := s.counts.Add(d); s.full(n) && n>>32 == 0 {
+	if n := s.counts.Add(d); s.full(n) && n&(pointerMask|retiredBit) == 0 {
 		s.remove()
 	}
 }
 
-// tryRef adds a root reference unless s is already removed.
+// tryRef adds a reference unless s is already removed or retired.
 func (s *segment[T]) tryRef() bool {
 	for {
 		n := s.counts.Load()
-		if s.full(n) && n>>32 == 0 && !s.isTail() {
+		if n&retiredBit != 0 || s.full(n) && n&pointerMask == 0 && !s.isTail() {
 			return false
 		}
 		if s.counts.CompareAndSwap(n, n+pointerOne) {
@@ -164,10 +185,35 @@ func (s *segment[T]) tryRef() bool {
 	}
 }
 
-// unref drops a root reference and reports whether that made s removable.
+// unref drops a reference and reports whether that made s removable.
 func (s *segment[T]) unref() bool {
 	n := s.counts.Add(^uint64(pointerOne - 1)) // - pointerOne
-	return s.full(n) && n>>32 == 0 && !s.isTail()
+	return s.full(n) && n&(pointerMask|retiredBit) == 0 && !s.isTail()
+}
+
+// hold keeps s in the life whose id is id, for a goroutine that is not a
+// party of the cells it is about to act on (Close's walk, a grow at the
+// tail, cleanPrev): it takes a reference, which keeps reclaim from retiring
+// s, and then checks that s is still in that life. It fails if s was
+// removed or retired, or has been reused since id was read. A hold is
+// dropped with release.
+func (s *segment[T]) hold(id uint64) bool {
+	if !s.tryRef() {
+		return false
+	}
+	if s.id.Load() == id {
+		return true
+	}
+	s.release() // taken in another life
+	return false
+}
+
+// release drops a hold (or a root's reference), removing s if that made it
+// removable.
+func (s *segment[T]) release() {
+	if s.unref() {
+		s.remove()
+	}
 }
 
 // remove unlinks s from the list: its first live predecessor is pointed at its
@@ -176,7 +222,16 @@ func (s *segment[T]) unref() bool {
 // linked and goes round again if one of them was removed meanwhile, so that no
 // live segment stays pointed at a removed one. (This is the removal procedure
 // of seed 000, Appendix B.)
+//
+// A channel's first removal ends segment reuse on it for good (reuseOff):
+// the cursor may then go round segments that were unlinked, and a segment
+// after one of them must not come back in a new life while a walker inside
+// it may still follow its next pointer (see reclaim). The flag is set
+// before any link is read.
 func (s *segment[T]) remove() {
+	if !s.reuseOff.Load() {
+		s.reuseOff.Store(true)
+	}
 	if s.isTail() {
 		return // the tail is never removed; a later grow re-checks s
 	}
@@ -223,32 +278,111 @@ func (s *segment[T]) aliveRight() *segment[T] {
 }
 
 // findSeg walks from start to the segment with the given id, growing the list
-// as needed, and returns it; if that segment was removed it returns the first
-// live segment after it, whose id is larger. start must not be after id.
-func (c *Chan[T]) findSeg(start *segment[T], id uint64) *segment[T] {
+// as needed, and returns it with its id; if that segment was given up (every
+// cell in it cancelled) it returns a later segment, whose id is larger.
+//
+// start was read from a root before the caller took its ticket, so in its
+// life it is not past id; but it may have been retired and reused since
+// (reclaim), and a segment reached from it may be retired while the walk
+// is in it. So the walk checks each hop hand over hand (the successor's id
+// is read before the predecessor's id is read again: if that is unchanged,
+// the predecessor was still in its life, and nothing after it on the
+// cursor's path was retired), and starts again from the cursor, which is
+// never past a segment holding a cell still to be served, when its start
+// shows an id past its ticket or a hop fails. A larger id means the
+// segment was given up only when a checked hop or the cursor shows it.
+func (c *Chan[T]) findSeg(start *segment[T], id uint64) (*segment[T], uint64) {
 	cur := start
-	for cur.id < id || cur.removed() {
+	cid := cur.id.Load()
+	checked := c.capacity > 0 // no reuse there: every id read is of the one life
+	for {
+		if cid == retiredID || cid > id && !checked {
+			if cid == retiredID {
+				// Retired under the walk, or published by a grow that has
+				// not stored its id yet: let that grow run.
+				runtime.Gosched()
+			}
+			cur, cid = c.cursorSeg()
+			checked = true
+			continue
+		}
+		if cid > id || cid == id && !cur.removed() {
+			return cur, cid
+		}
 		next := cur.next.Load()
 		if next == nil {
-			next = c.grow(cur)
+			if next = c.grow(cur, cid); next == nil {
+				cid = retiredID // cur was retired under the walk
+				continue
+			}
 		}
-		cur = next
+		nid := next.id.Load()
+		sched.Point() // cur may be retired here
+		if cur.id.Load() != cid {
+			cid = retiredID
+			continue
+		}
+		cur, cid, checked = next, nid, true
 	}
-	return cur
 }
 
-// grow links a successor after the tail cur and returns cur's successor,
-// ours or the one a concurrent grow linked first. The new segment comes from
-// the spare list when it has one (seed 002, Appendix A); a segment that lost
-// the race is offered back to it.
-func (c *Chan[T]) grow(cur *segment[T]) *segment[T] {
-	n := c.spares.get()
-	if n == nil {
-		n = newSegment[T](0, nil, 0, c.mixed())
+// cursorSeg returns the segment the cursor names and its id, waiting
+// (yielding) while that id is retiredID: the cursor has just moved to a
+// segment that a grow has published but not yet given its id.
+func (c *Chan[T]) cursorSeg() (*segment[T], uint64) {
+	for {
+		x := c.cursor.Load()
+		if xid := x.id.Load(); xid != retiredID {
+			// x was the cursor at the load, and was not retired when its id
+			// was read (the id changes before the cursor moves off it), or
+			// has come back in a new life and is the cursor again.
+			return x, xid
+		}
+		runtime.Gosched()
 	}
-	n.id = cur.id + 1
+}
+
+// grow links a successor after the tail cur, whose id the caller read as cid,
+// and returns cur's successor, ours or the one a concurrent grow linked
+// first, or nil if cur is no longer in that life. The new segment is a
+// retired one reclaim hands over, or one from the spare list (seed 002,
+// Appendix A), or a new one; a segment that lost the race goes to the spare
+// list.
+//
+// A segment that some goroutine may still hold from an earlier life (one
+// from reclaim or from the spare list) gets its new id only once it is
+// published: a walker that read the new id in a segment whose publishing
+// compare-and-swap then failed would serve its cell in a segment nobody else
+// reaches. Between the two, walkers that reach it read retiredID and wait at
+// the cursor. A new segment, which nobody can hold from before, is published
+// with its id.
+func (c *Chan[T]) grow(cur *segment[T], cid uint64) *segment[T] {
+	if c.capacity <= 0 { // segments are reused: hold cur in the life the caller saw
+		if !cur.hold(cid) {
+			// Removed once a successor was linked (the caller's hop check
+			// then looks at cur's id again), or retired, or reused.
+			return cur.next.Load()
+		}
+		defer cur.release()
+	}
+	// early: n may show its id before it is published (nobody can hold
+	// it from an earlier life).
+	n, early := c.reclaim(), c.capacity > 0
+	if n == nil {
+		n = c.spares.get()
+	}
+	if n == nil {
+		n, early = c.newSegment(cid+1, nil, 0), true
+	}
+	if early {
+		n.id.Store(cid + 1)
+	}
 	n.prev.Store(cur)
 	if cur.next.CompareAndSwap(nil, n) { // nil → n: n is published
+		if !early {
+			sched.Point() // published, without its id yet
+			n.id.Store(cid + 1)
+		}
 		if cur.removed() {
 			// cur was fully cancelled while it was the tail, when it could
 			// not be removed; now it can.
@@ -257,74 +391,201 @@ func (c *Chan[T]) grow(cur *segment[T]) *segment[T] {
 		return n
 	}
 	n.prev.Store(nil)
+	if c.capacity <= 0 {
+		n.id.Store(retiredID) // so that it shows no id when it is next published
+	}
 	c.spares.put(n)
 	return cur.next.Load()
 }
 
 func (c *Chan[T]) mixed() bool { return c.capacity <= 0 }
 
-// moveForward points root at to unless it already names a segment at least as
-// far. It fails when to was removed before it could take its reference.
-func (c *Chan[T]) moveForward(root *atomic.Pointer[segment[T]], to *segment[T]) bool {
+// moveForward points root at to (whose id is toID) unless it already names a
+// segment at least as far. It fails when to was removed or retired before it
+// could take its reference.
+func (c *Chan[T]) moveForward(root *atomic.Pointer[segment[T]], to *segment[T], toID uint64) bool {
 	for {
 		cur := root.Load()
-		if cur.id >= to.id {
+		// cur may be in a later life by now, with a larger id: then the
+		// root is left where it is, which only makes later walks longer.
+		if cur.id.Load() >= toID {
 			return true
 		}
 		if !to.tryRef() {
 			return false
 		}
 		if root.CompareAndSwap(cur, to) {
-			if cur.unref() {
-				cur.remove()
-			}
+			cur.release()
 			c.cleanPrev()
 			return true
 		}
-		if to.unref() {
-			to.remove()
-		}
+		to.release()
 	}
 }
 
 // cleanPrev clears the prev pointer of the oldest root: nothing before it is
 // reachable from a root, so nothing needs to find it, and keeping the pointer
-// would keep every segment ever used alive.
+// would keep every segment ever used alive. The segment is held while its
+// pointer is cleared, since the roots may have left it and reclaim reused it
+// after they were read.
 //
 // The store is skipped when the pointer is already nil, as it is at most
 // moves (a published segment's prev, once cleared, never becomes non-nil
-// again: grow sets one only before it publishes the segment, and remove
-// replaces only one that is not nil): a store takes the header's line from
-// the cores that read it.
+// again in that life: grow sets one only before it publishes the segment,
+// and remove replaces only one that is not nil): a store takes the header's
+// line from the cores that read it.
 // Measured at GOMAXPROCS 2, a producer and a consumer moving batches of 64
 // through a 1024-slot channel: 6.5% less time per value. Running cleanPrev
 // only at one move in eight saved 9% there, but made two producers and two
 // consumers 7% slower, for a reason not pinned down; it was not kept.
 func (c *Chan[T]) cleanPrev() {
 	m := c.sendSeg.Load()
-	if r := c.recvSeg.Load(); r.id < m.id {
-		m = r
+	mid := m.id.Load()
+	if r := c.recvSeg.Load(); r.id.Load() < mid {
+		m, mid = r, r.id.Load()
 	}
 	if c.capacity > 0 {
-		if b := c.bufSeg.Load(); b.id < m.id {
-			m = b
+		if b := c.bufSeg.Load(); b.id.Load() < mid {
+			m, mid = b, b.id.Load()
 		}
 	}
-	if m.prev.Load() != nil {
+	if m.prev.Load() == nil {
+		return
+	}
+	if c.capacity > 0 {
+		m.prev.Store(nil) // no reuse: m is in its one life
+		return
+	}
+	if mid != retiredID && m.hold(mid) {
 		m.prev.Store(nil)
+		m.release()
 	}
 }
 
 // findAndMove finds the segment for id starting at start, which the caller
 // read from root before taking its ticket, and moves root forward to it. The
-// result's id is larger than id if that segment was removed.
-func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T], id uint64) *segment[T] {
+// result's id, returned with it, is larger than id if that segment was
+// given up.
+func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T], id uint64) (*segment[T], uint64) {
 	for {
-		s := c.findSeg(start, id)
-		if c.moveForward(root, s) {
-			return s
+		s, sid := c.findSeg(start, id)
+		if c.moveForward(root, s, sid) {
+			return s, sid
 		}
 	}
+}
+
+// ===== Reuse =====
+//
+// A rendezvous or unbounded channel reuses the segments that every party is
+// done with, until its first removal (remove sets reuseOff). Buffered
+// channels do not: their expansions act on cells other than their own
+// (bufSeg, B), which the argument below does not cover.
+//
+// Terminal cells: every receive that gets a value writes consumed in its
+// cell as its last action on it (after reading elem); a cell given up
+// (cancelledRecv, cancelledSend) stays as it is. A segment all of whose
+// cells are consumed has no party left to act on it: each send acts on its
+// cell before its receive can take the value, and each receive has written
+// its mark. A segment with a given-up cell may still see the late
+// compare-and-swap of the partner of that cell, which fails harmlessly as
+// long as the segment is never reused.
+//
+// The cursor names the oldest segment not yet retired; reclaim retires
+// segments from it in list order, one retirer at a time. Retirement: every
+// cell consumed or given up, no reference (no root names the segment and
+// nobody holds it: a compare-and-swap sets retiredBit only where there is
+// none, and no reference can be taken after it), and not the tail. Then
+// the id becomes retiredID, the successor's prev pointer to it is cleared,
+// the cursor moves to the successor, and a segment with every cell consumed
+// is cleared and handed to the grow that asked; any other is left to the
+// collector.
+//
+// What a goroutine may still do with a retired segment it holds from before:
+//   - a party acts only on its own cell, and only until its last action on
+//     it, which every retired segment's cells have seen;
+//   - a walker (findSeg) reads ids and next pointers and checks every hop;
+//   - a goroutine that is not a party (grow at the tail, Close's walk,
+//     cleanPrev) holds the segment first, and a hold fails on a retired
+//     segment or a later life.
+// The cursor goes only from a segment to its successor, retiring the first
+// before it moves, so along its path nothing is retired before everything
+// ahead of it on that path. Removal unlinks segments, and the cursor may go
+// round one without retiring it; a walker inside it would pass the hop
+// check on a stale next pointer. That is why the first removal ends reuse:
+// segments are still retired after it (the cursor must keep moving, or it
+// would keep every later segment alive), but not reused.
+
+// reclaim retires segments from the cursor on while every party is done
+// with them, up to reclaimRun of them, and returns the first that can be
+// reused, cleared, or nil; further ones that can be go to the spare list.
+// Retiring more than one per call lets the cursor catch up after a party
+// held it back.
+func (c *Chan[T]) reclaim() *segment[T] {
+	if c.capacity > 0 || !c.reclaiming.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer c.reclaiming.Store(false)
+	var got *segment[T]
+	for range reclaimRun {
+		x, ok := c.retire()
+		if !ok {
+			break
+		}
+		if x == nil {
+			continue
+		}
+		if got == nil {
+			got = x
+		} else {
+			c.spares.put(x) // its id is retiredID until a grow publishes it
+		}
+	}
+	return got
+}
+
+// reclaimRun bounds the segments one reclaim retires.
+const reclaimRun = 4
+
+// retire retires the segment at the cursor if every party is done with it
+// (ok), and returns it cleared if it can be reused. The caller holds
+// reclaiming.
+func (c *Chan[T]) retire() (*segment[T], bool) {
+	x := c.cursor.Load()
+	if x.next.Load() == nil {
+		return nil, false // the tail stays
+	}
+	reuse := true
+	for i := range x.cells {
+		switch x.cells[i].state.Load() {
+		case stConsumed:
+		case stCancelledRecv, stCancelledSend:
+			reuse = false
+		default:
+			return nil, false // a party is not done with its cell yet
+		}
+	}
+	n := x.counts.Load()
+	if n&(pointerMask|retiredBit) != 0 || !x.counts.CompareAndSwap(n, n|retiredBit) {
+		return nil, false // a root names it, or someone holds it
+	}
+	x.id.Store(retiredID)
+	sched.Point() // retired, the cursor not moved yet
+	next := x.next.Load()
+	next.prev.CompareAndSwap(x, nil)
+	c.cursor.Store(next)
+	if !reuse || c.reuseOff.Load() {
+		return nil, true // left to the collector
+	}
+	if sched.Enabled {
+		poison(x)
+		sched.Point() // a party that acted on a cell of x now would read poison
+	}
+	x.prev.Store(nil)
+	x.next.Store(nil)
+	x.counts.Store(0)
+	clear(x.cells[:])
+	return x, true
 }
 
 // cell returns the cell of index i (a ticket & segMask) in s.
@@ -375,3 +636,21 @@ func spreadIndex(i int, size uintptr) int {
 
 // spreadShift sets the size of spreadIndex's blocks: 1<<spreadShift cells.
 const spreadShift = min(segShift, 6)
+
+// poison fills the cells of the retired segment x with stPoison, in builds
+// with the tag chans_perturb, before reclaim clears them for reuse; a party
+// that reads a cell of x in between (notPoison) breaks the rule that no
+// party acts on a retired segment, and panics.
+func poison[T any](x *segment[T]) {
+	for i := range x.cells {
+		x.cells[i].state.Store(stPoison)
+	}
+}
+
+// notPoison panics if st is stPoison: see poison. Called, in builds with the
+// tag chans_perturb, on the states the cell steps load.
+func notPoison(st *waiter) {
+	if st == stPoison {
+		panic("chans: a party acted on a cell of a retired segment")
+	}
+}

@@ -759,7 +759,7 @@ func (rc *recvCase[T]) refresh() {
 }
 
 func (rc *recvCase[T]) closedNow() bool {
-	return rc.c.doomed(rc.seg.id<<segShift|uint64(rc.i), rc.w)
+	return rc.c.doomed(rc.seg.id.Load()<<segShift|uint64(rc.i), rc.w)
 }
 
 func (rc *recvCase[T]) withdraw() bool {
@@ -851,7 +851,7 @@ func (sc *sendCase[T]) refresh() {
 }
 
 func (sc *sendCase[T]) closedNow() bool {
-	return sc.c.doomed(sc.seg.id<<segShift|uint64(sc.i), sc.w)
+	return sc.c.doomed(sc.seg.id.Load()<<segShift|uint64(sc.i), sc.w)
 }
 
 func (sc *sendCase[T]) withdraw() bool {

@@ -2,19 +2,23 @@ package chans
 
 import "sync/atomic"
 
-// The spare list keeps segments that were allocated by grow but never
+// The spare list keeps segments for grow: ones allocated by a grow but not
 // published, because another goroutine linked its successor first (seed 002,
-// Appendix A). When many goroutines reach the end of the list together, all
-// but one of their allocations would otherwise be garbage at once.
+// Appendix A; when many goroutines reach the end of the list together, all
+// but one of their allocations would otherwise be garbage at once), and ones
+// retired for reuse (segment.go, "Reuse") that no grow took at once, or
+// whose publishing lost that race.
 //
-// Why no lagging goroutine can reach a spare segment: a segment enters the
-// list only from grow, after its CompareAndSwap on the tail's next pointer
-// failed, so no pointer to it was ever stored where another goroutine could
-// load it (not in a next or prev field, a root, or a cell). The goroutine that
-// put it there drops its own pointer right after. A segment leaves the list
-// through get, which takes it out of its slot with one CompareAndSwap, so two
-// goroutines never get the same segment. Published segments are never put on
-// the list; the garbage collector reclaims them once unlinked and unreferenced.
+// What a lagging goroutine can do with a spare segment: a new segment that
+// lost the race was never stored where another goroutine could load it (not
+// in a next or prev field, a root, or a cell), and the goroutine that put it
+// here drops its own pointer right after. A retired one may still be held
+// from its last life by a walker, which reads retiredID in its id (grow
+// stores it on a segment that loses the race in a channel that reuses) and
+// looks no further in it, or by a goroutine about to hold it, whose hold
+// fails on that id. A segment leaves the list through get, which takes it
+// out of its slot with one CompareAndSwap, so two goroutines never get the
+// same segment.
 //
 // The list is a few slots rather than a Treiber stack: a stack's pop is open to
 // ABA (a node popped and pushed back between another pop's load and its

@@ -37,6 +37,10 @@ const ruleImplicit = "Implicit expansion before the first hole"
 // registers for room asks for room once more.
 const ruleSecondLook = "The second look"
 
+// ruleReuse names segment.go's section "Reuse": a segment is retired only
+// once every party is done with its cells, and walks check every hop.
+const ruleReuse = "Segment reuse (segment.go)"
+
 // mutants is the list the tool runs, in order. Two are expected to be
 // equivalent (no-spin-before-park, select-waits-rendezvous): they show that
 // the tool tells a harmless change from a harmful one.
@@ -182,7 +186,7 @@ var mutants = []Mutant{
 		ID:      "claimsender-skips-maydeliver",
 		Rule:    ruleClose,
 		File:    "bounded.go",
-		Find:    "closed := !c.mayDeliver(seg.id<<segShift | uint64(i))",
+		Find:    "closed := !c.mayDeliver(seg.id.Load()<<segShift | uint64(i))",
 		Replace: "closed := false",
 		What:    "claimSender: a receiver or expansion delivers a parked send past the room Close read",
 	},
@@ -214,8 +218,8 @@ var mutants = []Mutant{
 		ID:      "recvop-look-past-holes",
 		Rule:    ruleImplicit,
 		File:    "ops.go",
-		Find:    "t >= h || h == holesSwitching || bs.id != b>>segShift",
-		Replace: "h == holesSwitching || bs.id != b>>segShift",
+		Find:    "t >= h || h == holesSwitching || bs.id.Load() != b>>segShift",
+		Replace: "h == holesSwitching || bs.id.Load() != b>>segShift",
 		What:    "recvOp: the inline implicit expansion also stands for receive tickets past the switch to explicit expansions",
 	},
 	{
@@ -270,8 +274,8 @@ var mutants = []Mutant{
 		ID:      "close-walk-fails-buffered",
 		Rule:    ruleClose,
 		File:    "close.go",
-		Find:    "if c.asBuffered(idx, st) {\n\t\t\t\t\tcontinue",
-		Replace: "if false {\n\t\t\t\t\tcontinue",
+		Find:    "if !c.asBuffered(idx, st) && claim(seg, i, st, stCancelledSend) {",
+		Replace: "if claim(seg, i, st, stCancelledSend) {",
 		What:    "finishClose: Close's walk fails plain senders parked below the room it read (counted as buffered)",
 	},
 
@@ -413,7 +417,7 @@ var mutants = []Mutant{
 		ID:      "implicit-no-own-fallback",
 		Rule:    ruleImplicit,
 		File:    "bounded.go",
-		Find:    "\t} else if seg.id > id {\n\t\tseg = own // the root is past b's segment already; own is not\n\t\tfor seg.id < id {\n\t\t\tif seg = seg.next.Load(); seg == nil {\n\t\t\t\treturn\n\t\t\t}\n\t\t}\n\t}",
+		Find:    "\t} else if seg.id.Load() > id {\n\t\tseg = own // the root is past b's segment already; own is not\n\t\tfor seg.id.Load() < id {\n\t\t\tif seg = seg.next.Load(); seg == nil {\n\t\t\t\treturn\n\t\t\t}\n\t\t}\n\t}",
 		Replace: "\t}",
 		What:    "expandImplicit: a bufSeg root past its target is taken for the target removed, and the parked sender there is not claimed",
 	},
@@ -437,8 +441,8 @@ var mutants = []Mutant{
 		ID:      "implicit-tail-skips-linked",
 		Rule:    ruleSecondLook,
 		File:    "bounded.go",
-		Find:    "\tif seg.id < id {\n\t\tif seg.next.Load() == nil {",
-		Replace: "\tif seg.id < id {\n\t\tif true {",
+		Find:    "\tif seg.id.Load() < id {\n\t\tif seg.next.Load() == nil {",
+		Replace: "\tif seg.id.Load() < id {\n\t\tif true {",
 		What:    "expandImplicit: skips every cell past the bufSeg root's segment, also where a sender is parked there",
 	},
 	{
@@ -461,8 +465,8 @@ var mutants = []Mutant{
 		ID:      "batch-implicit-off",
 		Rule:    ruleImplicit,
 		File:    "batch.go",
-		Find:    "if c.capacity > 0 && t < implicit {",
-		Replace: "if c.capacity > 0 && t < implicit && false {",
+		Find:    "} else if t < implicit {",
+		Replace: "} else if t < implicit && false {",
 		What:    "recvBatch: a receive batch's tickets take tickets from B before the switch",
 	},
 
@@ -487,7 +491,7 @@ var mutants = []Mutant{
 		ID:      "tail-any-nothing",
 		Rule:    ruleExpansion,
 		File:    "bounded.go",
-		Find:    "return seg.id < b>>segShift || b >= c.s.Load()&counterMask",
+		Find:    "return seg.id.Load() < b>>segShift || b >= c.s.Load()&counterMask",
 		Replace: "return true",
 		What:    "nothingToExpand: an expansion whose bufSeg root is the tail does nothing, also where b's segment is linked and its sender parked there",
 	},
@@ -495,8 +499,8 @@ var mutants = []Mutant{
 		ID:      "tail-id-le",
 		Rule:    ruleExpansion,
 		File:    "bounded.go",
-		Find:    "return seg.id < b>>segShift || b >= c.s.Load()&counterMask",
-		Replace: "return seg.id <= b>>segShift || b >= c.s.Load()&counterMask",
+		Find:    "return seg.id.Load() < b>>segShift || b >= c.s.Load()&counterMask",
+		Replace: "return seg.id.Load() <= b>>segShift || b >= c.s.Load()&counterMask",
 		What:    "nothingToExpand: takes b's segment for unlinked when it is the tail itself",
 	},
 
@@ -626,5 +630,22 @@ var mutants = []Mutant{
 		Find:    "return c.spin && spinLoads(cl, st, spinPark)",
 		Replace: "return false",
 		What:    "spinWhile: never spins before registering to park (expected harmless: performance only)",
+	},
+	// ===== Segment reuse =====
+	{
+		ID:      "reuse-before-mark",
+		Rule:    ruleReuse,
+		File:    "segment.go",
+		Find:    "\t\tcase stConsumed:\n",
+		Replace: "\t\tcase stConsumed, stDone, stTaken, stBuffered:\n",
+		What:    "retire: a segment is reused while receives may still read their values from it",
+	},
+	{
+		ID:      "reuse-no-hop-check",
+		Rule:    ruleReuse,
+		File:    "segment.go",
+		Find:    "\t\tif cur.id.Load() != cid {\n\t\t\tcid = retiredID\n\t\t\tcontinue\n\t\t}\n",
+		Replace: "",
+		What:    "findSeg: a walk follows a next pointer read in a segment's earlier life",
 	},
 }

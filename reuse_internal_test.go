@@ -1,0 +1,162 @@
+package chans
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Segment reuse (segment.go, "Reuse"): rendezvous and unbounded channels on
+// cells retire the segments every party is done with and publish them again,
+// so steady traffic allocates nothing; the first removal ends it.
+
+// mallocs returns the number of heap objects allocated so far.
+func mallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
+}
+
+// TestReuseSteadyUnbounded sends and receives 64 segments' worth of values
+// from one goroutine through an unbounded channel on cells and checks that
+// it allocated fewer than one object per eight segments: without reuse it
+// allocates a segment per segSize values. (Broken once by taking the
+// consumed mark out of recvOp's fast path: 64 objects.)
+func TestReuseSteadyUnbounded(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates")
+	}
+	c := newChan[int](Unbounded, false, 2)
+	for i := 0; i < 4*segSize; i++ { // warm up: the list reaches its steady length
+		c.Send(i)
+		c.Recv()
+	}
+	const n = 64 * segSize
+	before := mallocs()
+	for i := 0; i < n; i++ {
+		c.Send(i)
+		if v, ok := c.Recv(); !ok || v != i {
+			t.Fatalf("Recv = %d, %v; want %d, true", v, ok, i)
+		}
+	}
+	if got := mallocs() - before; got >= n/segSize/8 {
+		t.Fatalf("%d values through an unbounded channel allocated %d objects; want fewer than %d (segments are reused)", n, got, n/segSize/8)
+	}
+	if c.reuseOff.Load() {
+		t.Fatal("reuse ended on a channel that never removed a segment")
+	}
+}
+
+// TestReuseSteadyRendezvous is TestReuseSteadyUnbounded for a rendezvous
+// channel, a sender goroutine handing values to this one, with or without a
+// value buffered in the cell (the receiver's mark comes after collect when
+// it parked, after recvCell when it did not). (Broken once by taking the
+// consumed mark out of collect: 74 objects.)
+func TestReuseSteadyRendezvous(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates")
+	}
+	c := newChan[int](0, false, 2)
+	const warm, n = 4 * segSize, 64 * segSize
+	start := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < warm; i++ {
+			c.Send(i)
+		}
+		<-start
+		for i := 0; i < n; i++ {
+			c.Send(i)
+		}
+	}()
+	for i := 0; i < warm; i++ {
+		c.Recv()
+	}
+	before := mallocs()
+	close(start)
+	for i := 0; i < n; i++ {
+		if v, ok := c.Recv(); !ok || v != i {
+			t.Fatalf("Recv = %d, %v; want %d, true", v, ok, i)
+		}
+	}
+	got := mallocs() - before
+	<-done
+	if got >= n/segSize/4 {
+		t.Fatalf("%d values through a rendezvous channel allocated %d objects; want fewer than %d (segments are reused)", n, got, n/segSize/4)
+	}
+}
+
+// TestReuseEndsAtRemoval cancels receives on an idle rendezvous channel
+// until a segment is removed, checks that reuse has ended for good, and
+// that values still pass.
+func TestReuseEndsAtRemoval(t *testing.T) {
+	c := newChan[int](0, false, 2)
+	for i := 0; i < 3*segSize; i++ {
+		// A receive that may not wait takes a ticket and gives its cell up
+		// (TryRecv's step, without its check that the channel is empty).
+		if _, out := c.recvOp(nil, &party[int]{m: modeTry}); out != outNoWait {
+			t.Fatalf("a receive that may not wait, on an idle channel: outcome %d, want outNoWait", out)
+		}
+	}
+	if !c.reuseOff.Load() {
+		t.Fatal("segments were removed, but reuse is still on")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2*segSize; i++ {
+			c.Send(i)
+		}
+	}()
+	for i := 0; i < 2*segSize; i++ {
+		if v, ok := c.Recv(); !ok || v != i {
+			t.Fatalf("Recv after the removals = %d, %v; want %d, true", v, ok, i)
+		}
+	}
+	<-done
+}
+
+// TestCloseWakesParkedAsSegmentsRetire closes rendezvous channels on cells
+// while a hundred receivers are parked and segments are being retired, and
+// checks that every receiver returns. Close's walk starts at the oldest
+// segment not retired, which may be retired and cleared under it; it once
+// took the cleared segment's nil next pointer for the end of the list and
+// left the receivers parked (found by BenchmarkBar's rendezvous rows with
+// 1000 goroutines; this test, broken that way, hangs within seconds in the
+// chans_perturb build). A hang is caught by go test's -timeout.
+func TestCloseWakesParkedAsSegmentsRetire(t *testing.T) {
+	rounds := 400
+	if testing.Short() || raceOn {
+		rounds = 100
+	}
+	const g = 100
+	for round := 0; round < rounds; round++ {
+		c := newChan[int](0, false, 2)
+		n := []int{1, 3 * segSize, 30 * segSize, 30}[round%4] / g
+		var prod, cons sync.WaitGroup
+		for range g {
+			prod.Add(1)
+			go func() {
+				defer prod.Done()
+				for v := 0; v <= n; v++ {
+					c.Send(v)
+				}
+			}()
+			cons.Add(1)
+			go func() {
+				defer cons.Done()
+				for {
+					if _, ok := c.Recv(); !ok {
+						return
+					}
+				}
+			}()
+		}
+		prod.Wait()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		cons.Wait()
+	}
+}
