@@ -3,7 +3,10 @@ package chans
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/scalable-go/chans/internal/sched"
 )
 
 // Segment reuse (segment.go, "Reuse"): rendezvous and unbounded channels on
@@ -158,5 +161,59 @@ func TestCloseWakesParkedAsSegmentsRetire(t *testing.T) {
 			t.Fatal(err)
 		}
 		cons.Wait()
+	}
+}
+
+// TestReuseCursorSegAfterReuse stops a walker in cursorSeg after it has
+// read the cursor's segment and that segment's id, and there retires the
+// segment, moves the cursor on and publishes the segment again at the
+// tail, with a larger id. The walker must come back with the cursor's
+// segment, not with the reused one under its new id: taking that id for
+// the cursor's would tell the walker that every segment before it had
+// been given up, and its counter would be raised past cells that still
+// hold values (found as lost values by TestBatchCloseRace at GOMAXPROCS 4;
+// without the second look at the cursor this test fails every time).
+// It needs the chans_perturb build, whose sched.Point can run a hook.
+func TestReuseCursorSegAfterReuse(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the chans_perturb build (sched.SetHook)")
+	}
+	c := newChan[int](Unbounded, false, 2)
+	for i := 0; i < 2*segSize; i++ {
+		c.Send(i)
+	}
+	for i := 0; i < segSize-1; i++ {
+		c.Recv() // the first segment keeps one value: the cursor stays on it
+	}
+	first := c.cursor.Load()
+	if first.id.Load() != 0 {
+		t.Fatalf("cursor at segment %d before the walk, want 0", first.id.Load())
+	}
+	var armed atomic.Bool
+	armed.Store(true)
+	sched.SetHook(func() {
+		if !armed.CompareAndSwap(true, false) {
+			return
+		}
+		// The walker has read the cursor and its id. Receive the rest
+		// of the first segment and the first value of the second, which
+		// moves the receive root on and retires the first segment, then
+		// send a segment's worth, which grows the list with it.
+		c.Recv()
+		c.Recv()
+		for i := 0; i < segSize; i++ {
+			c.Send(i)
+		}
+	})
+	x, xid := c.cursorSeg()
+	sched.SetHook(nil)
+	if armed.Load() {
+		t.Fatal("the hook did not run: cursorSeg has no scheduling point between its reads")
+	}
+	if first.id.Load() <= 1 {
+		t.Fatalf("the first segment was not reused (its id is %d): the test did not reach its case", first.id.Load())
+	}
+	if cur := c.cursor.Load(); x != cur || xid != cur.id.Load() || xid != 1 {
+		t.Fatalf("cursorSeg = segment with id %d (the cursor's: %v); the cursor names segment %d", xid, x == cur, cur.id.Load())
 	}
 }

@@ -329,13 +329,19 @@ func (c *Chan[T]) findSeg(start *segment[T], id uint64) (*segment[T], uint64) {
 // cursorSeg returns the segment the cursor names and its id, waiting
 // (yielding) while that id is retiredID: the cursor has just moved to a
 // segment that a grow has published but not yet given its id.
+//
+// The cursor is loaded again after the id, and then the id: a segment read
+// from the cursor may be retired, reused and published again, with a larger
+// id, before its id is read, while the cursor has gone on; taking that id
+// for the cursor's would make a walker believe every segment before it was
+// given up. Equal ids at the two reads put x in one life from the first to
+// the second (no two lives share an id), and the cursor named x in between.
 func (c *Chan[T]) cursorSeg() (*segment[T], uint64) {
 	for {
 		x := c.cursor.Load()
-		if xid := x.id.Load(); xid != retiredID {
-			// x was the cursor at the load, and was not retired when its id
-			// was read (the id changes before the cursor moves off it), or
-			// has come back in a new life and is the cursor again.
+		xid := x.id.Load()
+		sched.Point() // x may be retired and reused here
+		if xid != retiredID && c.cursor.Load() == x && x.id.Load() == xid {
 			return x, xid
 		}
 		runtime.Gosched()
