@@ -476,6 +476,14 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 	for {
 		s, sid := c.findSeg(start, id)
 		if c.moveForward(root, s, sid) {
+			if root == &c.recvSeg && c.capacity <= 0 {
+				// Receives move the cursor along too, so that the
+				// segments of a burst go once it is received, although no
+				// grow follows (see "Reuse").
+				if x := c.reclaim(); x != nil {
+					c.spares.put(x)
+				}
+			}
 			return s, sid
 		}
 	}
@@ -504,8 +512,15 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 // none, and no reference can be taken after it), and not the tail. Then
 // the id becomes retiredID, the successor's prev pointer to it is cleared,
 // the cursor moves to the successor, and a segment with every cell consumed
-// is cleared and handed to the grow that asked; any other is left to the
-// collector.
+// is cleared and handed to the grow that asked (or, when a receive moved
+// the cursor, put on the spare list); any other is left to the collector.
+// Grows and receives that move the receive root to a later segment both
+// move the cursor: with grows alone, the cursor stays where it was when a
+// burst stops, and keeps every segment of the burst after it alive.
+//
+// A walker sent to the cursor reads the cursor, the segment's id, and the
+// cursor and the id again (cursorSeg): the segment it read may have been
+// retired and published again, at the tail, in between.
 //
 // What a goroutine may still do with a retired segment it holds from before:
 //   - a party acts only on its own cell, and only until its last action on
