@@ -408,7 +408,9 @@ func (c *Chan[T]) mixed() bool { return c.capacity <= 0 }
 
 // moveForward points root at to (whose id is toID) unless it already names a
 // segment at least as far. It fails when to was removed or retired before it
-// could take its reference.
+// could take its reference, or has been reused since (a root must not name a
+// segment that waits on the spare list to be published again: every walk
+// that started there would go through the cursor until it was).
 func (c *Chan[T]) moveForward(root *atomic.Pointer[segment[T]], to *segment[T], toID uint64) bool {
 	for {
 		cur := root.Load()
@@ -417,7 +419,7 @@ func (c *Chan[T]) moveForward(root *atomic.Pointer[segment[T]], to *segment[T], 
 		if cur.id.Load() >= toID {
 			return true
 		}
-		if !to.tryRef() {
+		if !to.hold(toID) {
 			return false
 		}
 		if root.CompareAndSwap(cur, to) {
