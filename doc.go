@@ -114,7 +114,9 @@
 // goroutine holds, is retired and linked again at the end of the list, with
 // a new index; goroutines that may still hold it from before check the
 // index they read, hop by hop, and start again from the oldest segment not
-// retired when it changed (segment.go, "Reuse"). So steady traffic
+// retired when it changed (segment.go, "Reuse"). Grows and receives that
+// move to a later segment retire what they can, so a burst's segments go
+// once it is received. So steady traffic
 // allocates nothing there; a channel's first removal (a segment all of
 // whose cells were given up) ends its reuse, and from then on its segments
 // go to the garbage collector. Buffered channels on cells allocate a

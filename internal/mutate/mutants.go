@@ -648,4 +648,20 @@ var mutants = []Mutant{
 		Replace: "",
 		What:    "findSeg: a walk follows a next pointer read in a segment's earlier life",
 	},
+	{
+		ID:      "reuse-cursor-one-look",
+		Rule:    ruleReuse,
+		File:    "segment.go",
+		Find:    "if xid != retiredID && c.cursor.Load() == x && x.id.Load() == xid {",
+		Replace: "if xid != retiredID {",
+		What:    "cursorSeg: a segment read from the cursor, then reused at the tail, is taken for the cursor's",
+	},
+	{
+		ID:      "reuse-receives-keep-cursor",
+		Rule:    ruleReuse,
+		File:    "segment.go",
+		Find:    "if root == &c.recvSeg && c.capacity <= 0 {",
+		Replace: "if false {",
+		What:    "findAndMove: only grows move the cursor, so a received burst's segments stay alive",
+	},
 }
