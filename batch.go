@@ -231,9 +231,7 @@ func (c *Chan[T]) failSend(seg *segment[T], i int, t uint64) {
 	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
-		if sched.Enabled {
-			notPoison(st)
-		}
+		notPoison(st)
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
@@ -326,8 +324,8 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		case outOK:
 			dst[n] = v
 			n++
-			if c.capacity <= 0 {
-				storeMark(&seg.cell(i).state, stConsumed) // the receive is done with its cell (segment.go, "Reuse")
+			if c.reuses() {
+				c.doneWith(seg.cell(i))
 			} else if t < implicit {
 				c.expandImplicit(t+uint64(c.capacity), seg)
 			} else {

@@ -552,9 +552,7 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 	spun := false
 	for {
 		st := cl.state.Load()
-		if sched.Enabled {
-			notPoison(st)
-		}
+		notPoison(st)
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
@@ -672,9 +670,7 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 	var zero T
 	for {
 		st := cl.state.Load()
-		if sched.Enabled {
-			notPoison(st)
-		}
+		notPoison(st)
 		sched.Point()
 		switch {
 		case st == stBuffered:
@@ -1033,10 +1029,19 @@ func (c *Chan[T]) collect(seg *segment[T], i int, w *waiter, out outcome) T {
 	}
 	v := cl.elem // the sender wrote it before its claim
 	cl.elem = zero
-	if c.capacity <= 0 {
-		storeMark(&cl.state, stConsumed) // the receive is done with its cell (segment.go, "Reuse")
-	}
+	c.doneWith(cl)
 	return v
+}
+
+// doneWith is a receive's last action on its cell, once it has the value:
+// in a channel that reuses segments, taken|done|buffered → consumed, so
+// that retirement knows no party is left to act on the cell (segment.go,
+// "Reuse"). A plain store: only the receive writes the cell from these
+// states on.
+func (c *Chan[T]) doneWith(cl *cell[T]) {
+	if c.reuses() {
+		storeMark(&cl.state, stConsumed)
+	}
 }
 
 // withdraw cancels a select case's registration w in cell i of seg
@@ -1048,9 +1053,7 @@ func (c *Chan[T]) withdraw(seg *segment[T], i int, w *waiter) bool {
 	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
-		if sched.Enabled {
-			notPoison(st)
-		}
+		notPoison(st)
 		sched.Point()
 		switch st {
 		case w:
@@ -1076,9 +1079,7 @@ func (c *Chan[T]) withdraw(seg *segment[T], i int, w *waiter) bool {
 func (c *Chan[T]) live(seg *segment[T], i int, w *waiter) bool {
 	cl := seg.cell(i)
 	st := cl.state.Load()
-	if sched.Enabled {
-		notPoison(st)
-	}
+	notPoison(st)
 	sched.Point()
 	for st == stResuming {
 		runtime.Gosched()

@@ -105,7 +105,7 @@ func (c *Chan[T]) finishClose(end uint64) error {
 // registration, a pooled waiter, can come back in the same cell of a later
 // life of the segment.
 func (c *Chan[T]) killParked(start *segment[T], lo, hi, sc uint64) {
-	reuse := c.capacity <= 0
+	reuse := c.reuses()
 	seg, sid := start, start.id.Load()
 	if reuse {
 		seg, sid = c.cursorSeg()

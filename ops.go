@@ -331,7 +331,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 						c.expandFor(t, seg)
 					}
 				} else {
-					storeMark(&cl.state, stConsumed) // unbounded: the receive is done with its cell (segment.go, "Reuse")
+					c.doneWith(cl) // unbounded
 				}
 				return v, outOK
 			}
@@ -341,7 +341,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			if c.capacity > 0 {
 				c.expandFor(t, seg)
 			} else {
-				storeMark(&seg.cell(i).state, stConsumed) // the receive is done with its cell (segment.go, "Reuse")
+				c.doneWith(seg.cell(i))
 			}
 			return v, out
 		}

@@ -294,7 +294,7 @@ func (s *segment[T]) aliveRight() *segment[T] {
 func (c *Chan[T]) findSeg(start *segment[T], id uint64) (*segment[T], uint64) {
 	cur := start
 	cid := cur.id.Load()
-	checked := c.capacity > 0 // no reuse there: every id read is of the one life
+	checked := !c.reuses() // no reuse: every id read is of the one life
 	for {
 		if cid == retiredID || cid > id && !checked {
 			if cid == retiredID {
@@ -363,7 +363,7 @@ func (c *Chan[T]) cursorSeg() (*segment[T], uint64) {
 // the cursor. A new segment, which nobody can hold from before, is published
 // with its id.
 func (c *Chan[T]) grow(cur *segment[T], cid uint64) *segment[T] {
-	if c.capacity <= 0 { // segments are reused: hold cur in the life the caller saw
+	if c.reuses() { // hold cur in the life the caller saw
 		if !cur.hold(cid) {
 			// Removed once a successor was linked (the caller's hop check
 			// then looks at cur's id again), or retired, or reused.
@@ -373,7 +373,7 @@ func (c *Chan[T]) grow(cur *segment[T], cid uint64) *segment[T] {
 	}
 	// early: n may show its id before it is published (nobody can hold
 	// it from an earlier life).
-	n, early := c.reclaim(), c.capacity > 0
+	n, early := c.reclaim(), !c.reuses()
 	if n == nil {
 		n = c.spares.get()
 	}
@@ -397,7 +397,7 @@ func (c *Chan[T]) grow(cur *segment[T], cid uint64) *segment[T] {
 		return n
 	}
 	n.prev.Store(nil)
-	if c.capacity <= 0 {
+	if c.reuses() {
 		n.id.Store(retiredID) // so that it shows no id when it is next published
 	}
 	c.spares.put(n)
@@ -405,6 +405,11 @@ func (c *Chan[T]) grow(cur *segment[T], cid uint64) *segment[T] {
 }
 
 func (c *Chan[T]) mixed() bool { return c.capacity <= 0 }
+
+// reuses reports whether the channel's segments are retired and reused
+// (see "Reuse"): rendezvous and unbounded channels. Every rule that holds
+// for reused segments only asks this.
+func (c *Chan[T]) reuses() bool { return c.capacity <= 0 }
 
 // moveForward points root at to (whose id is toID) unless it already names a
 // segment at least as far. It fails when to was removed or retired before it
@@ -460,7 +465,7 @@ func (c *Chan[T]) cleanPrev() {
 	if m.prev.Load() == nil {
 		return
 	}
-	if c.capacity > 0 {
+	if !c.reuses() {
 		m.prev.Store(nil) // no reuse: m is in its one life
 		return
 	}
@@ -478,7 +483,7 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 	for {
 		s, sid := c.findSeg(start, id)
 		if c.moveForward(root, s, sid) {
-			if root == &c.recvSeg && c.capacity <= 0 {
+			if root == &c.recvSeg && c.reuses() {
 				// Receives move the cursor along too, so that the
 				// segments of a burst go once it is received, although no
 				// grow follows (see "Reuse").
@@ -545,7 +550,7 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 // Retiring more than one per call lets the cursor catch up after a party
 // held it back.
 func (c *Chan[T]) reclaim() *segment[T] {
-	if c.capacity > 0 || !c.reclaiming.CompareAndSwap(false, true) {
+	if !c.reuses() || !c.reclaiming.CompareAndSwap(false, true) {
 		return nil
 	}
 	defer c.reclaiming.Store(false)
@@ -670,10 +675,11 @@ func poison[T any](x *segment[T]) {
 	}
 }
 
-// notPoison panics if st is stPoison: see poison. Called, in builds with the
-// tag chans_perturb, on the states the cell steps load.
+// notPoison panics if st is stPoison, in builds with the tag chans_perturb
+// (see poison; in other builds it compiles to nothing). Called on the
+// states the cell steps load.
 func notPoison(st *waiter) {
-	if st == stPoison {
+	if sched.Enabled && st == stPoison {
 		panic("chans: a party acted on a cell of a retired segment")
 	}
 }

@@ -27,9 +27,7 @@ func (c *Chan[T]) sendUnbounded(seg *segment[T], i int, v T) outcome {
 	cl.elem = v
 	for {
 		st := cl.state.Load()
-		if sched.Enabled {
-			notPoison(st)
-		}
+		notPoison(st)
 		sched.Point()
 		switch {
 		case st == nil:

@@ -660,7 +660,7 @@ var mutants = []Mutant{
 		ID:      "reuse-receives-keep-cursor",
 		Rule:    ruleReuse,
 		File:    "segment.go",
-		Find:    "if root == &c.recvSeg && c.capacity <= 0 {",
+		Find:    "if root == &c.recvSeg && c.reuses() {",
 		Replace: "if false {",
 		What:    "findAndMove: only grows move the cursor, so a received burst's segments stay alive",
 	},
