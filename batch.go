@@ -324,13 +324,14 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		case outOK:
 			dst[n] = v
 			n++
-			if c.reuses() {
-				c.doneWith(seg.cell(i))
-			} else if t < implicit {
-				c.expandImplicit(t+uint64(c.capacity), seg)
-			} else {
-				expansions++
+			if c.capacity > 0 {
+				if t < implicit {
+					c.expandImplicit(t+uint64(c.capacity), seg, true)
+				} else {
+					expansions++ // explicit: no segment is reused any more (holesOn)
+				}
 			}
+			c.doneWith(seg.cell(i)) // after an implicit expansion (segment.go, "Reuse")
 		case outHole: // after the first hole, so explicit (holesOn)
 			expansions++ // one expansion per receive ticket (recvOp)
 		case outRestart:

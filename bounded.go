@@ -73,12 +73,14 @@ import (
 //	7   EB, R gives up, S                           nil → inBuffer → (wR →) cancelledRecv
 //	8   S parks, EB, R                              nil → wS → buffered               (EB, or S's second look, moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
-//	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → holePaid
-//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → holePaid
+//	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → holePaid → holeSeen
+//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → holePaid → holeSeen
 //
 // In 10 and 11 (buffered channels) the first of R and EB to reach the hole
 // makes it good and moves it to holePaid: R by running an expansion of its
 // own, EB by taking another ticket; both then restart or finish as usual.
+// R then moves it on to holeSeen, whichever came first (rendezvous
+// channels have no holes to pay: there the history ends at cancelledSend).
 //
 // A select registration in place of wR or wS, and any parked sender claimed
 // by R or EB, is claimed in two steps, w → resuming → next; a registration
@@ -100,17 +102,20 @@ import (
 //	               after Close they move it to cancelledSend instead.
 //	resuming       the claimer of a select registration, to its next state
 //	cancelledSend  R or EB, the first to come (buffered channels): → holePaid
-//	buffered, done, taken  R, in rendezvous and unbounded channels, once it
-//	               has the value: → consumed (below); final in buffered ones
-//	consumed, holePaid, cancelledRecv: final (cancelledSend is final in
+//	holePaid       R (buffered channels), once it has met the hole: → holeSeen
+//	buffered, done, taken  R, once it has the value: → consumed (below)
+//	consumed, holeSeen, cancelledRecv: final (cancelledSend is final in
 //	rendezvous channels)
 //
-// consumed: in rendezvous and unbounded channels, a receive that got a value
-// (histories 1, 2, 9, and a select's case in their place) moves its cell on
-// to consumed as its last action on it, after reading elem (recvOp,
-// collect, recvBatch): a segment whose cells are all consumed has no party
-// left to act on it, and is reused (segment.go, "Reuse"). It is a plain
-// store: only the receive writes the cell from buffered, done or taken on.
+// consumed: a receive that got a value (histories 1, 2, 5, 6, 8, 9, and a
+// select's case in their place) moves its cell on to consumed as its last
+// action on it, after reading elem and, in a buffered channel, after the
+// implicit expansion it owes (recvOp, collect, recvBatch). holeSeen is the
+// same last action for the receiver of a hole (recvCell). A segment whose
+// cells are all final has no party left to act on it, and is retired;
+// one whose cells are all consumed is reused (segment.go, "Reuse"). Both
+// are plain stores: only the receive writes the cell from buffered, done,
+// taken or holePaid on.
 //
 // ===== Buffer end =====
 //
@@ -205,17 +210,18 @@ import (
 //   - Giving up a cell (giveUp): cancel, count towards segment removal, drop.
 //   - Claiming a registration (claim, claimSender, failReceiver, kill).
 var (
-	markers         [10]waiter
-	stBuffered      = &markers[0] // the value in elem waits for the receiver of this cell
-	stInBuffer      = &markers[1] // an explicit EB made the cell part of the buffer before its sender came
-	stDone          = &markers[2] // a sender put its value in elem for the receiver parked here
-	stTaken         = &markers[3] // the receiver took the value of the sender parked here
-	stCancelledSend = &markers[4] // the sender of this cell gave up; R and EB skip the cell
-	stCancelledRecv = &markers[5] // the receiver of this cell gave up; S skips the cell
-	stResuming      = &markers[6] // a claimer holds the cell while it completes a parked sender or a select
-	stHolePaid      = &markers[7] // cancelledSend whose slot in the buffer was made good (see recvCell)
-	stConsumed      = &markers[8] // rendezvous and unbounded channels: the receiver of this cell is done with it (segment.go, "Reuse")
-	stPoison        = &markers[9] // builds with the tag chans_perturb: the cells of a retired segment until it is cleared (poison)
+	markers         [11]waiter
+	stBuffered      = &markers[0]  // the value in elem waits for the receiver of this cell
+	stInBuffer      = &markers[1]  // an explicit EB made the cell part of the buffer before its sender came
+	stDone          = &markers[2]  // a sender put its value in elem for the receiver parked here
+	stTaken         = &markers[3]  // the receiver took the value of the sender parked here
+	stCancelledSend = &markers[4]  // the sender of this cell gave up; R and EB skip the cell
+	stCancelledRecv = &markers[5]  // the receiver of this cell gave up; S skips the cell
+	stResuming      = &markers[6]  // a claimer holds the cell while it completes a parked sender or a select
+	stHolePaid      = &markers[7]  // cancelledSend whose slot in the buffer was made good (see recvCell)
+	stConsumed      = &markers[8]  // the receiver of this cell got its value and is done with it (segment.go, "Reuse")
+	stHoleSeen      = &markers[10] // buffered channels: holePaid whose receiver has come, and is done with it (recvCell)
+	stPoison        = &markers[9]  // builds with the tag chans_perturb: the cells of a retired segment until it is cleared (poison)
 )
 
 // outcome is what a cell step tells the ticket loop.
@@ -708,10 +714,23 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 			// expansion of its own, or the expansion that reaches the hole
 			// does it by taking another ticket (expandCell), whichever moves
 			// the cell cancelledSend → holePaid first.
-			if c.capacity > 0 && st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHolePaid) {
-				return zero, outHole
+			if c.capacity <= 0 {
+				return zero, outRestart // final in a rendezvous channel
 			}
-			return zero, outRestart
+			out := outRestart
+			if st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHolePaid) {
+				out = outHole
+			}
+			// holePaid → holeSeen: the receive's visit, its last action
+			// on the cell (the expansion or settle it owes follows, in
+			// the ticket loop, on other cells). Until it, retirement
+			// leaves the segment be: a receive that found its segment
+			// retired would take another ticket without that step, and
+			// full verdicts would wait for it for ever (segment.go,
+			// "Reuse"). The compare-and-swap failing means an expansion
+			// moved the cell to holePaid first; nobody else writes it.
+			storeMark(&cl.state, stHoleSeen)
+			return zero, out
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opSend:
@@ -1029,19 +1048,17 @@ func (c *Chan[T]) collect(seg *segment[T], i int, w *waiter, out outcome) T {
 	}
 	v := cl.elem // the sender wrote it before its claim
 	cl.elem = zero
-	c.doneWith(cl)
+	c.doneWith(cl) // it expanded before it parked
 	return v
 }
 
-// doneWith is a receive's last action on its cell, once it has the value:
-// in a channel that reuses segments, taken|done|buffered → consumed, so
-// that retirement knows no party is left to act on the cell (segment.go,
-// "Reuse"). A plain store: only the receive writes the cell from these
-// states on.
+// doneWith is a receive's last action on its cell once it has the value:
+// taken|done|buffered → consumed (in a buffered channel, after the implicit
+// expansion it owes), so that retirement knows no party is left to act on
+// the cell (segment.go, "Reuse"). A plain store: only the receive writes
+// the cell from these states on.
 func (c *Chan[T]) doneWith(cl *cell[T]) {
-	if c.reuses() {
-		storeMark(&cl.state, stConsumed)
-	}
+	storeMark(&cl.state, stConsumed)
 }
 
 // withdraw cancels a select case's registration w in cell i of seg
@@ -1133,6 +1150,11 @@ func (c *Chan[T]) holesOn() {
 			return // on already
 		}
 		c.plainCap.Store(0) // before holeFrom moves: plainlyFull stops at once
+		// No segment is reused from here on (segment.go, "Reuse"):
+		// explicit expansions act on cells of tickets they do not hold.
+		// They start at R + capacity, read below, past every cell of a
+		// segment retired by now.
+		c.reuseOff.Store(true)
 		if h == noHoles && c.holeFrom.CompareAndSwap(noHoles, holesSwitching) {
 			// Receivers that load holeFrom from here on wait for the store
 			// below, so those whose tickets are at or past r see it.
@@ -1161,12 +1183,15 @@ func (c *Chan[T]) implicitBelow() uint64 {
 
 // expandFor runs the buffer expansion owed by receive ticket r, whose cell
 // lies in own: implicit before the first hole (holesOn), else explicit.
-func (c *Chan[T]) expandFor(r uint64, own *segment[T]) {
+// pinned says that the receive's cell is not final yet (it has not stored
+// consumed, or its registration is there), which keeps own and the
+// segments after it from being retired (expandImplicit).
+func (c *Chan[T]) expandFor(r uint64, own *segment[T], pinned bool) {
 	if c.capacity <= 0 {
 		return
 	}
 	if r < c.implicitBelow() {
-		c.expandImplicit(r+uint64(c.capacity), own)
+		c.expandImplicit(r+uint64(c.capacity), own, pinned)
 		return
 	}
 	c.expand()
@@ -1178,34 +1203,98 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T]) {
 // sender that registers after this look finds the room in its second
 // look). Without B, settled or S, and without growing the list: a segment
 // not linked at the load of its predecessor's next holds no registration
-// yet. Implicit expansions run in no particular order, so the bufSeg root
-// may already be past b's segment; the walk then starts from own, which is
-// not. recvOp makes its commonest case inline (root at b's segment, no
+// yet. recvOp makes its commonest case inline (root at b's segment, no
 // sender parked in b): a change to this look changes that copy too.
-func (c *Chan[T]) expandImplicit(b uint64, own *segment[T]) {
+//
+// Segments are reused (segment.go, "Reuse"), and b's segment is not the
+// segment of this receive's own cell. While that cell is not final
+// (pinned), b's segment cannot be retired: segments are retired in list
+// order, and b comes after r. Otherwise (a receive that gave its cell up
+// expands after) the expansion holds b's segment in its life before it
+// looks at cell b. Where the bufSeg root does not name b's segment, a
+// checked walk from own finds it (seekLinked, which holds it) and the root
+// is moved along, or it would keep every segment since the buffer was last
+// full alive; implicit expansions run in no particular order, so the root
+// may be past b's segment already.
+func (c *Chan[T]) expandImplicit(b uint64, own *segment[T], pinned bool) {
 	id := b >> segShift
 	seg := c.bufSeg.Load()
-	if seg.id.Load() < id {
-		if seg.next.Load() == nil {
+	held := false
+	if rid := seg.id.Load(); rid != id || !pinned && !seg.hold(id) {
+		// From the root if it is behind b's segment (it may be in a
+		// later life by now: seekLinked checks), else from own.
+		from := seg
+		if rid >= id {
+			from = own
+		}
+		var sid uint64
+		if seg, sid = c.seekLinked(from, id); seg == nil {
+			return // given up or retired: no sender parked there
+		}
+		c.moveForward(&c.bufSeg, seg, sid) // fails only if seg was removed; the hold keeps it in its life
+		if sid != id {
+			seg.release()
 			return // b's segment is not linked: nobody has registered in it
 		}
-		seg = c.advanceBufSeg(seg, id) // also moves the root along, or it would pin every segment since the buffer was last full
-	} else if seg.id.Load() > id {
-		seg = own // the root is past b's segment already; own is not
-		for seg.id.Load() < id {
-			if seg = seg.next.Load(); seg == nil {
-				return
-			}
-		}
+		held = true
+	} else if !pinned {
+		held = true
 	}
-	if seg.id.Load() != id {
-		return // not linked yet, or removed (every cell given up by its receiver)
+	if held {
+		defer seg.release()
 	}
 	i := int(b & segMask)
 	st := seg.cell(i).state.Load()
 	sched.Point()
 	if isWaiter(st) && st.op == opSend && c.claimSender(seg, i, st, stBuffered) { // wS → resuming → buffered: the parked send takes effect
 		st.wakeUp(resOK)
+	}
+}
+
+// seekLinked walks from start towards the segment with the given id without
+// growing the list, and returns the segment it reached and its id, held in
+// that life (the caller releases it): the one with that id, or the tail if
+// that one is not linked yet; or nil if it was given up or retired. start
+// is the bufSeg root as loaded, or the segment of the caller's own cell,
+// which may be final (a receive that gave its cell up expands after); either
+// may have been retired and reused since, so the walk checks its hops as
+// findSeg does, and starts again from the cursor when a hop fails or start
+// is in a later life.
+func (c *Chan[T]) seekLinked(start *segment[T], id uint64) (*segment[T], uint64) {
+	cur, cid := start, start.id.Load()
+	checked := false
+	for {
+		if cid == retiredID || cid > id && !checked {
+			if cid == retiredID {
+				runtime.Gosched() // retired under the walk, or a grow has not stored the id yet
+			}
+			cur, cid = c.cursorSeg()
+			checked = true
+			continue
+		}
+		if cid > id {
+			return nil, 0 // given up or retired
+		}
+		next := cur.next.Load()
+		if cid == id || next == nil {
+			if cur.hold(cid) {
+				return cur, cid
+			}
+			if cur.id.Load() == cid {
+				// Removed (every cell given up; the tail never is), or
+				// retiring: no sender is parked there.
+				return nil, 0
+			}
+			cid = retiredID
+			continue
+		}
+		nid := next.id.Load()
+		sched.Point() // cur may be retired here
+		if cur.id.Load() != cid {
+			cid = retiredID
+			continue
+		}
+		cur, cid, checked = next, nid, true
 	}
 }
 

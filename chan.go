@@ -155,9 +155,7 @@ func newChan[T any](capacity int, ring bool, procs int) *Chan[T] {
 		roots = 3
 	}
 	s := c.newSegment(0, nil, roots)
-	if c.reuses() {
-		c.cursor.Store(s) // buffered channels do not reuse segments: no cursor to keep them alive
-	}
+	c.cursor.Store(s)
 	c.sendSeg.Store(s)
 	c.recvSeg.Store(s)
 	if capacity > 0 {

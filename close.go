@@ -76,41 +76,27 @@ func (c *Chan[T]) finishClose(end uint64) error {
 	// Parked operations before the oldest root need no help: the partner
 	// that moved the root past them has its ticket and will claim them.
 	lo := uint64(0)
-	start := c.sendSeg.Load()
-	if c.capacity >= 0 {
-		if r := c.recvSeg.Load(); r.id.Load() < start.id.Load() {
-			start = r
-		}
-		if c.capacity > 0 {
-			if b := c.bufSeg.Load(); b.id.Load() < start.id.Load() {
-				start = b
-			}
-		}
-	} else {
+	if c.capacity < 0 {
 		lo = sc // unbounded: no parked senders; receivers from sc on
 	}
 	hi := max(c.r.Load(), sc)
-	c.killParked(start, lo, hi, sc)
+	c.killParked(lo, hi, sc)
 	return nil
 }
 
-// killParked is Close's walk over cells [lo, hi) from start: it fails parked
-// senders outside the room and receivers parked at or past sc.
+// killParked is Close's walk over cells [lo, hi): it fails parked senders
+// outside the room and receivers parked at or past sc.
 //
-// A channel that reuses segments (segment.go, "Reuse") walks from the cursor
-// instead, and checks its hops as findSeg does, starting again from the
-// cursor when one fails (cells it has been through are looked at again,
+// Segments are reused (segment.go, "Reuse"): the walk starts at the cursor,
+// the oldest segment not retired, and checks its hops as findSeg does,
+// starting again from the cursor when one fails (cells it has been through are looked at again,
 // harmlessly: a registration it ended is cancelled now). It holds a segment
 // before it claims a registration there: it is no party of that cell, and a
 // registration, a pooled waiter, can come back in the same cell of a later
 // life of the segment.
-func (c *Chan[T]) killParked(start *segment[T], lo, hi, sc uint64) {
-	reuse := c.reuses()
-	seg, sid := start, start.id.Load()
-	if reuse {
-		seg, sid = c.cursorSeg()
-		sched.Point() // the cursor's segment may be retired here
-	}
+func (c *Chan[T]) killParked(lo, hi, sc uint64) {
+	seg, sid := c.cursorSeg()
+	sched.Point() // the cursor's segment may be retired here
 	for sid<<segShift < hi {
 		restart := false
 		for i := range seg.cells {
@@ -126,7 +112,7 @@ func (c *Chan[T]) killParked(start *segment[T], lo, hi, sc uint64) {
 				continue
 			}
 			sched.Point() // the walk found a registration and has not claimed it yet
-			if reuse && !seg.hold(sid) {
+			if !seg.hold(sid) {
 				restart = true
 				break
 			}
@@ -141,22 +127,20 @@ func (c *Chan[T]) killParked(start *segment[T], lo, hi, sc uint64) {
 					st.wakeUp(resClosed)
 				}
 			}
-			if reuse {
-				seg.release()
-			}
+			seg.release()
 		}
 		var next *segment[T]
 		var nid uint64
 		if !restart {
 			if next = seg.next.Load(); next == nil {
-				if !reuse || seg.id.Load() == sid {
+				if seg.id.Load() == sid {
 					return // the tail
 				}
 				restart = true // retired and cleared under the walk
 			} else {
 				nid = next.id.Load()
 				sched.Point() // seg may be retired here
-				restart = reuse && (seg.id.Load() != sid || nid == retiredID)
+				restart = seg.id.Load() != sid || nid == retiredID
 			}
 		}
 		if restart {
@@ -278,19 +262,37 @@ var lenGaveUp func()
 // behind R + capacity while a receive's expansion is under way; so values
 // lie below max(B, R + capacity), between holes left by senders that gave up
 // and cells of parked senders.
+//
+// Segments are reused (segment.go, "Reuse"): the walk holds each segment in
+// its life before it reads its cells, and starts again from the cursor when
+// a hold fails. (A cell whose value was received during the count shows
+// consumed, and counts as the value it held: Len keeps a count only if R
+// did not move meanwhile.)
 func (c *Chan[T]) countValues(r, s uint64) int {
 	end := min(s, max(c.b.Load(), r+uint64(c.capacity)))
 	n := 0
 	if end <= r {
 		return 0
 	}
-	for seg := c.recvSeg.Load(); seg.id.Load()<<segShift < end; seg = c.nextSeg(seg) {
+	seg := c.recvSeg.Load()
+	sid := seg.id.Load()
+	if !seg.hold(sid) {
+		seg, sid = c.heldCursor()
+	} else if sid > r>>segShift {
+		// The root was retired and reused after R was read, its new life
+		// at the tail (a receive with a ticket below r moved the root on:
+		// R may well not have moved). The cursor is not past r's segment
+		// while R stays at r: cell r is not final.
+		seg.release()
+		seg, sid = c.heldCursor()
+	}
+	for sid<<segShift < end {
 		first := 0 // the first index at or past r: the root may be behind it
-		if base := seg.id.Load() << segShift; r > base {
+		if base := sid << segShift; r > base {
 			first = int(min(r-base, segSize))
 		}
 		for i := first; i < segSize; i++ {
-			idx := seg.id.Load()<<segShift | uint64(i)
+			idx := sid<<segShift | uint64(i)
 			if idx >= end {
 				break
 			}
@@ -307,19 +309,54 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 				}
 				st = cl.state.Load()
 			}
-			if st == stBuffered || (isWaiter(st) && st.op == opSend && c.asBuffered(idx, st)) {
+			if st == stBuffered || st == stConsumed || (isWaiter(st) && st.op == opSend && c.asBuffered(idx, st)) {
 				n++ // a plain sender parked inside the window is as good as buffered
 			}
 		}
+		next := seg.next.Load()
+		if next == nil {
+			next = c.grow(seg, sid) // a sender with a ticket past seg has not linked it yet
+		}
+		nid := next.id.Load()
+		seg.release()
+		held := false
+		for {
+			if held = next.hold(nid); held || nid == retiredID || next.id.Load() != nid {
+				break
+			}
+			// Removed: every cell given up, no value there. A removed
+			// segment is never reused, and never the tail: its next
+			// pointer stays.
+			next = next.next.Load()
+			nid = next.id.Load()
+		}
+		if !held {
+			// Retired (then R has moved, and Len counts again) or not
+			// given its id yet: count again from the cursor.
+			runtime.Gosched()
+			seg, sid = c.heldCursor()
+			n = 0
+			continue
+		}
+		seg, sid = next, nid
 	}
+	seg.release()
 	return min(n, c.capacity)
 }
 
-// nextSeg returns seg's successor, linking one if a sender with a ticket past
-// seg has not done so yet.
-func (c *Chan[T]) nextSeg(seg *segment[T]) *segment[T] {
-	if n := seg.next.Load(); n != nil {
-		return n
+// heldCursor returns the cursor's segment and its id, held in that life.
+// The cursor may name a removed segment until a retirement moves it on;
+// a removed segment is never reused, so its successor is taken instead.
+func (c *Chan[T]) heldCursor() (*segment[T], uint64) {
+	x, xid := c.cursorSeg()
+	for !x.hold(xid) {
+		if xid != retiredID && x.id.Load() == xid {
+			x = x.next.Load() // removed: never reused, never the tail
+			xid = x.id.Load()
+			continue
+		}
+		runtime.Gosched()
+		x, xid = c.cursorSeg()
 	}
-	return c.grow(seg, seg.id.Load()) // a buffered channel's: no reuse, one life
+	return x, xid
 }

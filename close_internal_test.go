@@ -313,7 +313,7 @@ func TestLenInsideCloseSkipsDoomedSender(t *testing.T) {
 	if n := <-lenRes; n != 0 {
 		t.Errorf("Len = %d, want 0", n)
 	}
-	c.expandFor(r, seg) // the receive goes on
+	c.expandFor(r, seg, true) // the receive goes on
 	if v, err := c.TryRecv(); err != ErrClosed {
 		t.Errorf("TryRecv = %v, %v; want ErrClosed", v, err)
 	}

@@ -108,21 +108,23 @@
 // argument. The choice is made once, by
 // New; the guarantees above are the same either way.
 //
-// Rendezvous and unbounded channels on cells reuse their segments: each
-// receive that gets a value marks its cell done with as its last action on
-// it, and the oldest segment whose cells are all done with, and that no
-// goroutine holds, is retired and linked again at the end of the list, with
-// a new index; goroutines that may still hold it from before check the
-// index they read, hop by hop, and start again from the oldest segment not
-// retired when it changed (segment.go, "Reuse"). Grows and receives that
-// move to a later segment retire what they can, so a burst's segments go
-// once it is received. So steady traffic
-// allocates nothing there; a channel's first removal (a segment all of
-// whose cells were given up) ends its reuse, and from then on its segments
-// go to the garbage collector. Buffered channels on cells allocate a
-// segment per 256 messages (about 19 bytes a message for a Chan[int]),
-// reclaimed by the garbage collector: their buffer expansions act on cells
-// other than their own, which that argument does not cover. Waiters come
+// Channels on cells reuse their segments: each receive that gets a value
+// marks its cell done with as its last action on it (in a buffered channel,
+// after the buffer expansion it owes), and the oldest segment whose cells
+// are all done with, and that no goroutine holds, is retired and linked
+// again at the end of the list, with a new index; goroutines that may
+// still hold it from before check the index they read, hop by hop, and
+// start again from the oldest segment not retired when it changed
+// (segment.go, "Reuse"). Grows and receives that move to a later segment
+// retire what they can, so a burst's segments go once it is received. So
+// steady traffic allocates nothing there. A channel's first removal (a
+// segment all of whose cells were given up) ends its reuse, and so does a
+// buffered channel's first hole (the first send that may give up its
+// cell: a TrySend that took a slot and found no room, a send whose context
+// fired while it waited, a select's send case, Close), after which buffer
+// expansions act on cells of tickets they do not hold; from then on its
+// segments go to the garbage collector, one per 256 messages (about 19
+// bytes a message for a Chan[int]). Waiters come
 // from a pool or, through a Handle, are kept by the Handle. A bounded ring allocates its slots at
 // New and nothing after; an unbounded ring allocates a ring when its queue
 // outgrows the ones it has, and nothing in steady state, even while the

@@ -319,7 +319,7 @@ func TestHolesSwitchImplicitThenExplicit(t *testing.T) {
 			t.Fatalf("cap %d: the TrySend's cell %d is %s, want the hole at %d", k, s, stateName(st), r0+uint64(k))
 		}
 
-		c.expandFor(rA, segA) // implicit: ticket 0 < R0
+		c.expandFor(rA, segA, true) // implicit: ticket 0 < R0
 		if !counters(t, c, "after receive A's implicit expansion", r0, r0+uint64(k), r0) {
 			continue
 		}
@@ -389,7 +389,7 @@ func TestHolePaidByItsReceiverAfterSwitch(t *testing.T) {
 	if !counters(t, c, "after the hole's receiver paid it", 0, 2, 1) {
 		return
 	}
-	c.expandFor(rA, segA) // explicit: ticket 0 ≥ R0
+	c.expandFor(rA, segA, true) // explicit: ticket 0 ≥ R0
 	if !counters(t, c, "after receive A's expansion", 0, 3, 2) {
 		return
 	}
@@ -471,7 +471,7 @@ func TestHolesCtxSenderInsideWindow(t *testing.T) {
 	}
 	counters(t, c, "after the context fired", 1, 2, 1)
 
-	c.expandFor(rA, segA) // implicit: ticket 0 < R0 = 1
+	c.expandFor(rA, segA, true) // implicit: ticket 0 < R0 = 1
 	if st := cl.state.Load(); st != stBuffered {
 		t.Errorf("after receive A's expansion the sender's cell is %s, want buffered (claimed by the implicit expansion)", stateName(st))
 		drainAll(c)
@@ -635,14 +635,14 @@ func TestImplicitExpansionBehindBufSeg(t *testing.T) {
 		t.Fatalf("receives: tickets %d, %d, values %d, %d; want %d, %d, %d, %d", r1, r2, v1, v2, segSize-1, segSize, q[0], q[1])
 	}
 	q = q[2:]
-	c.expandFor(r2, seg2) // target y: claims Y and moves bufSeg to segment 3
+	c.expandFor(r2, seg2, true) // target y: claims Y and moves bufSeg to segment 3
 	if st := c.findCell(y).state.Load(); st != stBuffered {
 		t.Errorf("after the expansion of ticket %d, cell %d is %s, want buffered", r2, y, stateName(st))
 	}
 	if id := c.bufSeg.Load().id.Load(); id <= x>>segShift {
 		t.Errorf("bufSeg is segment %d, not past the earlier target's segment %d: the schedule is not the one this test means", id, x>>segShift)
 	}
-	c.expandFor(r1, seg1) // target x, behind bufSeg
+	c.expandFor(r1, seg1, true) // target x, behind bufSeg
 	if st := c.findCell(x).state.Load(); st != stBuffered {
 		t.Errorf("after the expansion of ticket %d, cell %d is %s, want buffered (claimed by that expansion)", r1, x, stateName(st))
 	}

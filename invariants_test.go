@@ -197,6 +197,10 @@ func stateName(st *waiter) string {
 		return "resuming"
 	case stHolePaid:
 		return "holePaid"
+	case stConsumed:
+		return "consumed"
+	case stHoleSeen:
+		return "holeSeen"
 	}
 	if st.op == opSend {
 		return "wS"

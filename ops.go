@@ -326,23 +326,21 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 					b := t + uint64(c.capacity)
 					h := c.holeFrom.Load()
 					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id.Load() != b>>segShift {
-						c.expandFor(t, seg)
+						c.expandFor(t, seg, true)
 					} else if st := bs.cell(int(b & segMask)).state.Load(); isWaiter(st) && st.op == opSend {
-						c.expandFor(t, seg)
+						c.expandFor(t, seg, true)
 					}
-				} else {
-					c.doneWith(cl) // unbounded
 				}
+				// The receive is done with its cell, after its expansion
+				// (segment.go, "Reuse").
+				c.doneWith(cl)
 				return v, outOK
 			}
 		}
 		v, out := c.recvCell(seg, i, t, p)
 		if out == outOK { // the common case first
-			if c.capacity > 0 {
-				c.expandFor(t, seg)
-			} else {
-				c.doneWith(seg.cell(i))
-			}
+			c.expandFor(t, seg, true)
+			c.doneWith(seg.cell(i)) // after its expansion (segment.go, "Reuse")
 			return v, out
 		}
 		switch out {
@@ -355,7 +353,7 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			}
 			continue
 		}
-		c.expandFor(t, seg) // outNoWait, outRegistered, outHole
+		c.expandFor(t, seg, out == outRegistered) // outNoWait, outRegistered, outHole: a cell given up is final
 		switch out {
 		case outHole:
 			if p.m == modeTry {

@@ -217,3 +217,140 @@ func TestReuseCursorSegAfterReuse(t *testing.T) {
 		t.Fatalf("cursorSeg = segment with id %d (the cursor's: %v); the cursor names segment %d", xid, x == cur, cur.id.Load())
 	}
 }
+
+// TestReuseSteadyBuffered is TestReuseSteadyUnbounded for a buffered channel
+// on cells: values sent and received one at a time by one goroutine, and in
+// runs that fill the buffer and empty it. Until its first hole a buffered
+// channel reuses its segments too: each receive marks its cell done with
+// after its buffer expansion. (Broken once by leaving the buffered channels
+// out of reclaim: 64 objects.)
+func TestReuseSteadyBuffered(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates")
+	}
+	for _, run := range []int{1, 64} {
+		c := newChan[int](64, false, 2)
+		for i := 0; i < 4*segSize; i++ { // warm up: the list reaches its steady length
+			c.Send(i)
+			c.Recv()
+		}
+		const n = 64 * segSize
+		before := mallocs()
+		for i := 0; i < n; i += run {
+			for j := 0; j < run; j++ {
+				c.Send(i + j)
+			}
+			for j := 0; j < run; j++ {
+				if v, ok := c.Recv(); !ok || v != i+j {
+					t.Fatalf("Recv = %d, %v; want %d, true", v, ok, i+j)
+				}
+			}
+		}
+		if got := mallocs() - before; got >= n/segSize/8 {
+			t.Fatalf("runs of %d: %d values through a buffered channel allocated %d objects; want fewer than %d (segments are reused)", run, n, got, n/segSize/8)
+		}
+		if c.reuseOff.Load() {
+			t.Fatalf("runs of %d: reuse ended on a channel that never had a hole", run)
+		}
+	}
+}
+
+// TestReuseEndsAtHoles checks that a buffered channel stops reusing
+// segments at its first hole: holesOn, which every send that may leave a
+// hole calls first (a send whose context may fire, a select's send case,
+// Close), switches the channel to explicit expansions, which act on cells
+// of tickets they do not hold. Values still pass afterwards.
+func TestReuseEndsAtHoles(t *testing.T) {
+	c := newChan[int](2, false, 2)
+	c.Send(1)
+	if c.reuseOff.Load() {
+		t.Fatal("reuse off before any hole")
+	}
+	c.holesOn()
+	if !c.reuseOff.Load() {
+		t.Fatal("holes are on, but reuse is still on")
+	}
+	if v, ok := c.Recv(); !ok || v != 1 {
+		t.Fatalf("Recv = %d, %v; want 1, true", v, ok)
+	}
+	for i := 0; i < 3*segSize; i++ {
+		c.Send(i)
+		if v, ok := c.Recv(); !ok || v != i {
+			t.Fatalf("Recv after the switch = %d, %v; want %d, true", v, ok, i)
+		}
+	}
+}
+
+// TestRetireWaitsForHoleReceiver stages, on a buffered channel on cells, a
+// receive that has taken the ticket of a hole (a cell whose sender gave up,
+// already made good by an expansion) but has not reached the cell yet,
+// while traffic moves every root past its segment. Retirement must leave
+// that segment be until the receiver has met the hole: a receive that
+// found its segment retired would take a new ticket without the settle it
+// owes, and full verdicts would then wait for it for ever. (Broken once by
+// counting holePaid as final, as the tried reuse for buffered channels
+// did: "the segment of receive ticket 1 was retired".)
+func TestRetireWaitsForHoleReceiver(t *testing.T) {
+	c := newCells[int](1)
+	c.Send(0)
+	if _, out := handSend(c, -1, modeTry); out != outNoWait { // ticket 1: gives its cell up
+		t.Fatalf("TrySend into a full buffer: outcome %d; want outNoWait", out)
+	}
+	wantRecv(t, c, 0) // its expansion meets the hole at 1 and pays it: holePaid
+	if st := c.recvSeg.Load().cell(1).state.Load(); st != stHolePaid {
+		t.Fatalf("cell 1 after the expansion: %p; want holePaid", st)
+	}
+	start := c.recvSeg.Load()
+	tk := c.r.Add(1) - 1 // the hole's receiver takes its ticket, and stalls
+	if tk != 1 {
+		t.Fatalf("receive ticket %d; want 1", tk)
+	}
+	for i := 1; i <= 3*segSize; i++ { // every root moves on, grows and receives reclaim
+		c.Send(i)
+		wantRecv(t, c, i)
+	}
+	if c.cursor.Load().id.Load() != 0 {
+		t.Fatalf("cursor at segment %d; want 0: the hole's receiver has not come", c.cursor.Load().id.Load())
+	}
+	seg := c.cellSeg(&c.recvSeg, start, tk)
+	if seg == nil {
+		t.Fatal("the segment of receive ticket 1 was retired before its receiver met its hole")
+	}
+	if _, out := c.recvCell(seg, int(tk&segMask), tk, &party[int]{m: modeTry}); out != outRestart {
+		t.Fatalf("the hole's receiver: outcome %d; want outRestart (an expansion paid the hole)", out)
+	}
+	c.settle()
+	if st := seg.cell(int(tk & segMask)).state.Load(); st != stHoleSeen {
+		t.Fatalf("the hole after its receiver: %p; want holeSeen", st)
+	}
+	if err := CheckInvariants(c); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2*segSize; i++ { // the cursor moves on now
+		c.Send(i)
+		wantRecv(t, c, i)
+	}
+	if c.cursor.Load().id.Load() == 0 {
+		t.Fatal("segment 0 still not retired after the hole's receiver came")
+	}
+}
+
+// TestHoldRefusesSegmentWithoutID checks that a segment read between its
+// publication and its id (a reused or spare segment, whose grow stores the
+// id after its compare-and-swap) cannot be held under retiredID: Len's walk
+// took such a hold and, reading the id as past every ticket, counted none
+// of the segment's values. (Found by the Porcupine checks of Len on
+// buffered channels that reuse segments.)
+func TestHoldRefusesSegmentWithoutID(t *testing.T) {
+	c := newChan[int](4, false, 2)
+	s := c.newSegment(0, nil, 0)
+	s.id.Store(retiredID)
+	if s.hold(retiredID) {
+		t.Fatal("hold(retiredID) succeeded on a segment with no id yet")
+	}
+	s.id.Store(5)
+	if !s.hold(5) {
+		t.Fatal("hold(5) failed on a live segment with id 5")
+	}
+	s.release()
+}

@@ -89,7 +89,7 @@ func TestInWindowSenderKeepsItsPlace(t *testing.T) {
 		t.Errorf("the sender parked inside the buffer window left its cell (now %s) when its context fired", stateName(st))
 	}
 
-	c.expandFor(r, seg) // the receive goes on: its expansion claims the parked sender
+	c.expandFor(r, seg, true) // the receive goes on: its expansion claims the parked sender
 	if err := <-sent; err != nil {
 		t.Errorf("SendContext = %v; it counted as buffered, so it must deliver", err)
 	}
@@ -210,7 +210,7 @@ func TestReceiveRegisteredAtCloseAtIsDoomed(t *testing.T) {
 		if !c.register(cl, nil, opRecv, &p) {
 			t.Fatalf("cap %d: the receive could not register in its empty cell", k)
 		}
-		c.expandFor(r, seg) // as recvOp does, before parking
+		c.expandFor(r, seg, true) // as recvOp does, before parking
 		if !c.doomed(r, p.own) {
 			t.Errorf("cap %d: a receive registered at closeAt after Close does not see Close: it would park forever", k)
 			c.giveUp(seg, int(r&segMask), p.own, opRecv) // withdraw it by hand
@@ -296,7 +296,7 @@ func TestCloseKeepsInWindowSender(t *testing.T) {
 	if st := seg.cell(1).state.Load(); !isWaiter(st) {
 		t.Errorf("Close's walk moved the in-window parked sender's cell to %s", stateName(st))
 	}
-	c.expandFor(r, seg) // the receive goes on: its expansion claims the parked sender
+	c.expandFor(r, seg, true) // the receive goes on: its expansion claims the parked sender
 	if err := <-sent; err != nil {
 		t.Errorf("the Send parked inside the window at Close = %v, want nil", err)
 	}
@@ -480,7 +480,7 @@ func TestSecondLookFindsRoom(t *testing.T) {
 	if v, out := c.recvCell(seg, int(r), r, &party[int]{m: modeTry}); out != outOK || v != 1 {
 		t.Fatalf("receive of cell 0: %v, outcome %d; want 1", v, out)
 	}
-	c.expandFor(r, seg)
+	c.expandFor(r, seg, true)
 	cl := seg.cell(int(s))
 	if st := cl.state.Load(); st != nil {
 		t.Fatalf("the expansion moved the empty cell 1 to %s", stateName(st))

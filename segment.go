@@ -18,9 +18,8 @@ import (
 //     been unlinked: then they grow by more. A segment's id is fixed for one
 //     life: set when it is published (a new segment's just before, a reused
 //     one's just after), retiredID from its retirement on (see "Reuse"
-//     below); no two lives share an id. Buffered channels do not reuse
-//     segments, and the garbage collector reclaims those the other kinds
-//     do not reuse.
+//     below); no two lives share an id. The garbage collector reclaims the
+//     segments that are not reused.
 //   - The tail (next == nil) is never removed.
 //   - A segment is removed when all its cells are cancelled (see full) and no
 //     root references it. Walkers that already hold a removed segment may go
@@ -192,13 +191,16 @@ func (s *segment[T]) unref() bool {
 }
 
 // hold keeps s in the life whose id is id, for a goroutine that is not a
-// party of the cells it is about to act on (Close's walk, a grow at the
-// tail, cleanPrev): it takes a reference, which keeps reclaim from retiring
-// s, and then checks that s is still in that life. It fails if s was
-// removed or retired, or has been reused since id was read. A hold is
-// dropped with release.
+// party of the cells it is about to act on (Close's walk, Len's walk, a
+// grow at the tail, cleanPrev): it takes a reference, which keeps reclaim
+// from retiring s, and then checks that s is still in that life. It fails
+// if s was removed or retired, or has been reused since id was read, and
+// for id = retiredID: s was read after a grow published it and before the
+// grow stored its id, and has no life to hold yet (a hold that took it
+// would leave the walker with retiredID for an id, past every ticket). A
+// hold is dropped with release.
 func (s *segment[T]) hold(id uint64) bool {
-	if !s.tryRef() {
+	if id == retiredID || !s.tryRef() {
 		return false
 	}
 	if s.id.Load() == id {
@@ -294,7 +296,7 @@ func (s *segment[T]) aliveRight() *segment[T] {
 func (c *Chan[T]) findSeg(start *segment[T], id uint64) (*segment[T], uint64) {
 	cur := start
 	cid := cur.id.Load()
-	checked := !c.reuses() // no reuse: every id read is of the one life
+	checked := false
 	for {
 		if cid == retiredID || cid > id && !checked {
 			if cid == retiredID {
@@ -363,17 +365,16 @@ func (c *Chan[T]) cursorSeg() (*segment[T], uint64) {
 // the cursor. A new segment, which nobody can hold from before, is published
 // with its id.
 func (c *Chan[T]) grow(cur *segment[T], cid uint64) *segment[T] {
-	if c.reuses() { // hold cur in the life the caller saw
-		if !cur.hold(cid) {
-			// Removed once a successor was linked (the caller's hop check
-			// then looks at cur's id again), or retired, or reused.
-			return cur.next.Load()
-		}
-		defer cur.release()
+	// Segments are reused: hold cur in the life the caller saw.
+	if !cur.hold(cid) {
+		// Removed once a successor was linked (the caller's hop check
+		// then looks at cur's id again), or retired, or reused.
+		return cur.next.Load()
 	}
+	defer cur.release()
 	// early: n may show its id before it is published (nobody can hold
-	// it from an earlier life).
-	n, early := c.reclaim(), !c.reuses()
+	// it from an earlier life): only a new segment.
+	n, early := c.reclaim(), false
 	if n == nil {
 		n = c.spares.get()
 	}
@@ -397,19 +398,12 @@ func (c *Chan[T]) grow(cur *segment[T], cid uint64) *segment[T] {
 		return n
 	}
 	n.prev.Store(nil)
-	if c.reuses() {
-		n.id.Store(retiredID) // so that it shows no id when it is next published
-	}
+	n.id.Store(retiredID) // so that it shows no id when it is next published
 	c.spares.put(n)
 	return cur.next.Load()
 }
 
 func (c *Chan[T]) mixed() bool { return c.capacity <= 0 }
-
-// reuses reports whether the channel's segments are retired and reused
-// (see "Reuse"): rendezvous and unbounded channels. Every rule that holds
-// for reused segments only asks this.
-func (c *Chan[T]) reuses() bool { return c.capacity <= 0 }
 
 // moveForward points root at to (whose id is toID) unless it already names a
 // segment at least as far. It fails when to was removed or retired before it
@@ -465,10 +459,6 @@ func (c *Chan[T]) cleanPrev() {
 	if m.prev.Load() == nil {
 		return
 	}
-	if !c.reuses() {
-		m.prev.Store(nil) // no reuse: m is in its one life
-		return
-	}
 	if mid != retiredID && m.hold(mid) {
 		m.prev.Store(nil)
 		m.release()
@@ -483,7 +473,7 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 	for {
 		s, sid := c.findSeg(start, id)
 		if c.moveForward(root, s, sid) {
-			if root == &c.recvSeg && c.reuses() {
+			if root == &c.recvSeg {
 				// Receives move the cursor along too, so that the
 				// segments of a burst go once it is received, although no
 				// grow follows (see "Reuse").
@@ -498,14 +488,33 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 
 // ===== Reuse =====
 //
-// A rendezvous or unbounded channel reuses the segments that every party is
-// done with, until its first removal (remove sets reuseOff). Buffered
-// channels do not: their expansions act on cells other than their own
-// (bufSeg, B), which the argument below does not cover.
+// A channel reuses the segments that every party is done with, until its
+// first removal (remove sets reuseOff) and, if it is buffered, its first
+// hole (holesOn sets reuseOff).
+//
+// A buffered channel's expansions act on cells other than their own: the
+// receive of ticket r expands cell r + capacity. Before the first hole
+// that expansion is implicit, made by that receive, and the receive stores
+// consumed in its own cell only after it: so a segment whose cells are all
+// consumed has had every expansion of its receives, and every expansion
+// into it came from a receive at or before it, whose segment the cursor
+// retired first (in list order). While a receive's cell is not final its
+// expansion needs no hold: the segment of r + capacity cannot be retired
+// before r's (expandImplicit, and its copy in recvOp). After the first
+// hole, expansions are explicit (B): a receive takes an expansion ticket
+// that need not be its own cell's plus the capacity, so reuse ends there;
+// explicit tickets start at R + capacity at the switch, past every cell of
+// a segment retired by then.
 //
 // Terminal cells: every receive that gets a value writes consumed in its
 // cell as its last action on it (after reading elem); a cell given up
-// (cancelledRecv, cancelledSend) stays as it is. A segment all of whose
+// (cancelledRecv, cancelledSend) stays as it is, except that in a buffered
+// channel the receiver of a hole still owes a step there (its expansion,
+// or the settle of one already made: see recvCell), and marks it holeSeen
+// when it has met it. Until then the hole is not final: a receive that
+// found its segment retired would go to the cursor and take a new ticket
+// without that step, settled would never reach R again, and every full
+// verdict after it would wait for ever. A segment all of whose
 // cells are consumed has no party left to act on it: each send acts on its
 // cell before its receive can take the value, and each receive has written
 // its mark. A segment with a given-up cell may still see the late
@@ -550,7 +559,7 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 // Retiring more than one per call lets the cursor catch up after a party
 // held it back.
 func (c *Chan[T]) reclaim() *segment[T] {
-	if !c.reuses() || !c.reclaiming.CompareAndSwap(false, true) {
+	if !c.reclaiming.CompareAndSwap(false, true) {
 		return nil
 	}
 	defer c.reclaiming.Store(false)
@@ -587,9 +596,19 @@ func (c *Chan[T]) retire() (*segment[T], bool) {
 	for i := range x.cells {
 		switch x.cells[i].state.Load() {
 		case stConsumed:
-		case stCancelledRecv, stCancelledSend:
+		case stCancelledRecv, stHoleSeen:
+			reuse = false
+		case stCancelledSend:
+			if c.capacity > 0 {
+				// A hole whose receiver has not come: that receive still
+				// owes its step here (recvCell), and a receive that found
+				// its segment retired would take another ticket without it.
+				return nil, false
+			}
 			reuse = false
 		default:
+			// A party is not done with its cell yet; a holePaid cell
+			// waits for its receiver too (see cancelledSend above).
 			return nil, false // a party is not done with its cell yet
 		}
 	}
