@@ -1220,7 +1220,16 @@ func (c *Chan[T]) expandImplicit(b uint64, own *segment[T], pinned bool) {
 	id := b >> segShift
 	seg := c.bufSeg.Load()
 	held := false
-	if rid := seg.id.Load(); rid != id || !pinned && !seg.hold(id) {
+	rid := seg.id.Load()
+	if rid < id && seg.next.Load() == nil && seg.id.Load() == rid {
+		// The root is the tail and b's segment is not linked: nobody has
+		// registered in it (the common case while the buffer is not full;
+		// without this look each such expansion took a hold, 17% of the
+		// time of producers and consumers on 1024 slots). The id read
+		// again puts seg in one life across the load of its next pointer.
+		return
+	}
+	if rid != id || !pinned && !seg.hold(id) {
 		// From the root if it is behind b's segment (it may be in a
 		// later life by now: seekLinked checks), else from own.
 		from := seg

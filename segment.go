@@ -592,6 +592,14 @@ func (c *Chan[T]) retire() (*segment[T], bool) {
 	if x.next.Load() == nil {
 		return nil, false // the tail stays
 	}
+	// The segment's last ticket is most often the one whose parties are
+	// not done yet (the receives of a segment finish roughly in ticket
+	// order): look at its cell first, before the whole array. Without this
+	// look the scan was 9% of the time of producers and consumers on 1024
+	// slots.
+	if st := x.cell(segSize - 1).state.Load(); st != stConsumed && st != stCancelledRecv && st != stHoleSeen && st != stCancelledSend {
+		return nil, false
+	}
 	reuse := true
 	for i := range x.cells {
 		switch x.cells[i].state.Load() {
