@@ -1297,13 +1297,11 @@ func (c *Chan[T]) seekLinked(start *segment[T], id uint64) (*segment[T], uint64)
 			cid = retiredID
 			continue
 		}
-		nid := next.id.Load()
-		sched.Point() // cur may be retired here
-		if cur.id.Load() != cid {
+		if nid, ok := hop(cur, cid, next); ok {
+			cur, cid, checked = next, nid, true
+		} else {
 			cid = retiredID
-			continue
 		}
-		cur, cid, checked = next, nid, true
 	}
 }
 

@@ -318,14 +318,23 @@ func (c *Chan[T]) findSeg(start *segment[T], id uint64) (*segment[T], uint64) {
 				continue
 			}
 		}
-		nid := next.id.Load()
-		sched.Point() // cur may be retired here
-		if cur.id.Load() != cid {
-			cid = retiredID
-			continue
+		if nid, ok := hop(cur, cid, next); ok {
+			cur, cid, checked = next, nid, true
+		} else {
+			cid = retiredID // the next pointer may be of a later life
 		}
-		cur, cid, checked = next, nid, true
 	}
+}
+
+// hop is a walk's step from cur, whose id the walker read as cid, to its
+// successor next: it reads next's id, then cur's id again, and reports
+// whether cur was still in that life (ok). If it was, nothing after cur
+// on the cursor's path had been retired, and nid is next's id in the life
+// that next pointer led to; if not, the walk starts again from the cursor.
+func hop[T any](cur *segment[T], cid uint64, next *segment[T]) (nid uint64, ok bool) {
+	nid = next.id.Load()
+	sched.Point() // cur may be retired here
+	return nid, cur.id.Load() == cid
 }
 
 // cursorSeg returns the segment the cursor names and its id, waiting

@@ -644,8 +644,8 @@ var mutants = []Mutant{
 		ID:      "reuse-no-hop-check",
 		Rule:    ruleReuse,
 		File:    "segment.go",
-		Find:    "\t\tif cur.id.Load() != cid {\n\t\t\tcid = retiredID\n\t\t\tcontinue\n\t\t}\n",
-		Replace: "",
+		Find:    "return nid, cur.id.Load() == cid",
+		Replace: "return nid, true",
 		What:    "findSeg: a walk follows a next pointer read in a segment's earlier life",
 	},
 	{
