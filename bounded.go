@@ -73,13 +73,14 @@ import (
 //	7   EB, R gives up, S                           nil → inBuffer → (wR →) cancelledRecv
 //	8   S parks, EB, R                              nil → wS → buffered               (EB, or S's second look, moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
-//	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → holePaid → holeSeen
-//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → holePaid → holeSeen
+//	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → (holePaid →) holeSeen
+//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → (holePaid →) holeSeen
 //
 // In 10 and 11 (buffered channels) the first of R and EB to reach the hole
-// makes it good and moves it to holePaid: R by running an expansion of its
-// own, EB by taking another ticket; both then restart or finish as usual.
-// R then moves it on to holeSeen, whichever came first (rendezvous
+// makes it good: EB by taking another ticket, moving it to holePaid; R by
+// running an expansion of its own, moving it straight to holeSeen. Both
+// then restart or finish as usual. R coming after EB moves holePaid on to
+// holeSeen: holeSeen says the hole's receiver has met it (rendezvous
 // channels have no holes to pay: there the history ends at cancelledSend).
 //
 // A select registration in place of wR or wS, and any parked sender claimed
@@ -101,7 +102,8 @@ import (
 //	               look go through resuming and look at Close's bit there:
 //	               after Close they move it to cancelledSend instead.
 //	resuming       the claimer of a select registration, to its next state
-//	cancelledSend  R or EB, the first to come (buffered channels): → holePaid
+//	cancelledSend  the first to come of (buffered channels) R: → holeSeen,
+//	               and EB: → holePaid
 //	holePaid       R (buffered channels), once it has met the hole: → holeSeen
 //	buffered, done, taken  R, once it has the value: → consumed (below)
 //	consumed, holeSeen, cancelledRecv: final (cancelledSend is final in
@@ -220,8 +222,8 @@ var (
 	stResuming      = &markers[6]  // a claimer holds the cell while it completes a parked sender or a select
 	stHolePaid      = &markers[7]  // cancelledSend whose slot in the buffer was made good (see recvCell)
 	stConsumed      = &markers[8]  // the receiver of this cell got its value and is done with it (segment.go, "Reuse")
-	stHoleSeen      = &markers[10] // buffered channels: holePaid whose receiver has come, and is done with it (recvCell)
-	stPoison        = &markers[9]  // builds with the tag chans_perturb: the cells of a retired segment until it is cleared (poison)
+	stHoleSeen      = &markers[9]  // buffered channels: a hole whose receiver has come, and is done with it (recvCell)
+	stPoison        = &markers[10] // builds with the tag chans_perturb: the cells of a retired segment until it is cleared (poison)
 )
 
 // outcome is what a cell step tells the ticket loop.
@@ -713,13 +715,15 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 			// buffer's true end: the hole's receiver does it with an
 			// expansion of its own, or the expansion that reaches the hole
 			// does it by taking another ticket (expandCell), whichever moves
-			// the cell cancelledSend → holePaid first.
+			// the cell on from cancelledSend first.
 			if c.capacity <= 0 {
 				return zero, outRestart // final in a rendezvous channel
 			}
-			out := outRestart
-			if st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHolePaid) {
-				out = outHole
+			// cancelledSend → holeSeen pays the hole and records the
+			// receive's visit in one write; holePaid → holeSeen (below)
+			// only records the visit.
+			if st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHoleSeen) {
+				return zero, outHole
 			}
 			// holePaid → holeSeen: the receive's visit, its last action
 			// on the cell (the expansion or settle it owes follows, in
@@ -730,7 +734,7 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 			// "Reuse"). The compare-and-swap failing means an expansion
 			// moved the cell to holePaid first; nobody else writes it.
 			storeMark(&cl.state, stHoleSeen)
-			return zero, out
+			return zero, outRestart
 		case st == stResuming:
 			runtime.Gosched()
 		case isWaiter(st) && st.op == opSend:
@@ -1438,11 +1442,12 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 			}
 		case st == stCancelledSend:
 			// cancelledSend → holePaid: this expansion makes good the hole
-			// by taking another ticket, unless the cell's receiver did first.
+			// by taking another ticket, unless the cell's receiver did first
+			// (cancelledSend → holeSeen).
 			if casMark(&cl.state, stCancelledSend, stHolePaid) {
 				return false
 			}
-		case st == stHolePaid:
+		case st == stHoleSeen:
 			return true // the cell's receiver made it good with an expansion of its own
 		case st == stResuming:
 			runtime.Gosched()

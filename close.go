@@ -319,17 +319,7 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 		}
 		nid := next.id.Load()
 		seg.release()
-		held := false
-		for {
-			if held = next.hold(nid); held || nid == retiredID || next.id.Load() != nid {
-				break
-			}
-			// Removed: every cell given up, no value there. A removed
-			// segment is never reused, and never the tail: its next
-			// pointer stays.
-			next = next.next.Load()
-			nid = next.id.Load()
-		}
+		next, nid, held := holdLive(next, nid)
 		if !held {
 			// Retired (then R has moved, and Len counts again) or not
 			// given its id yet: count again from the cursor.
@@ -348,15 +338,27 @@ func (c *Chan[T]) countValues(r, s uint64) int {
 // The cursor may name a removed segment until a retirement moves it on;
 // a removed segment is never reused, so its successor is taken instead.
 func (c *Chan[T]) heldCursor() (*segment[T], uint64) {
-	x, xid := c.cursorSeg()
-	for !x.hold(xid) {
-		if xid != retiredID && x.id.Load() == xid {
-			x = x.next.Load() // removed: never reused, never the tail
-			xid = x.id.Load()
-			continue
+	for {
+		x, xid := c.cursorSeg()
+		if x, xid, ok := holdLive(x, xid); ok {
+			return x, xid
 		}
 		runtime.Gosched()
-		x, xid = c.cursorSeg()
 	}
-	return x, xid
+}
+
+// holdLive holds x in the life whose id is xid, going on to the successor
+// while x is removed (every cell given up, no value there; a removed
+// segment is never reused and never the tail, so its next pointer stays).
+// It reports false if x was retired or reused since xid was read, or had
+// no id yet (xid = retiredID).
+func holdLive[T any](x *segment[T], xid uint64) (*segment[T], uint64, bool) {
+	for !x.hold(xid) {
+		if xid == retiredID || x.id.Load() != xid {
+			return x, xid, false
+		}
+		x = x.next.Load()
+		xid = x.id.Load()
+	}
+	return x, xid, true
 }

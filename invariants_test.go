@@ -58,7 +58,7 @@ func CheckInvariants[T any](c *Chan[T]) error {
 			fail("no hole yet, but B = %d, settled = %d (want %d, 0)", b, settled, c.capacity)
 		}
 		for idx, st := range c.cellStates() {
-			if st == stCancelledSend || st == stHolePaid {
+			if st == stCancelledSend || st == stHolePaid || st == stHoleSeen {
 				fail("cell %d is a hole, but holeFrom says none appeared", idx)
 			}
 		}

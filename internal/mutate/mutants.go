@@ -108,8 +108,8 @@ var mutants = []Mutant{
 		ID:      "recvcell-never-pays",
 		Rule:    ruleExpansion,
 		File:    "bounded.go",
-		Find:    "if st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHolePaid) {",
-		Replace: "if false && st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHolePaid) {",
+		Find:    "if st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHoleSeen) {",
+		Replace: "if false && st == stCancelledSend && casMark(&cl.state, stCancelledSend, stHoleSeen) {",
 		What:    "recvCell: the hole's receiver never pays it; it settles and leaves the hole to the expansion",
 	},
 	{
