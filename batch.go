@@ -111,6 +111,9 @@ func (c *Chan[T]) sendMany(ctx context.Context, vs []T, w *waiter) (int, error) 
 		if c.s.Load()&closedBit != 0 {
 			return n, ErrClosed
 		}
+		if c.spin && c.awaitRoom() {
+			continue
+		}
 		// No room for a batch: one Send, which may park (with a done ctx,
 		// sendContext only tries).
 		var err error
@@ -195,6 +198,21 @@ func (c *Chan[T]) deliverBatch(seg *segment[T], s, k uint64, vs []T) int {
 	return n
 }
 
+// awaitRoom spins, up to spinRun loads, while no send ticket has room and
+// the channel is open, and reports whether that changed. A SendMany that
+// finds the buffer full would otherwise park on its next value and be woken
+// by the first receive that makes room, and pay a park and a wake-up for
+// every few values while its consumer keeps pace (see BenchmarkBatch).
+func (c *Chan[T]) awaitRoom() bool {
+	for range spinRun {
+		sw := c.s.Load()
+		if sw&closedBit != 0 || c.sendRoomEnd(sw, 1) > sw {
+			return true
+		}
+	}
+	return false
+}
+
 // claimSends claims up to want send tickets that all have room, with one
 // CompareAndSwap on S, and returns the first and their number (0 if none
 // has room or the channel is closed).
@@ -204,15 +222,7 @@ func (c *Chan[T]) claimSends(want uint64) (uint64, uint64) {
 		if sw&closedBit != 0 {
 			return 0, 0
 		}
-		var end uint64
-		switch {
-		case c.capacity < 0:
-			end = sw + want
-		case c.capacity == 0:
-			end = c.r.Load() // a receiver holds each ticket below R
-		default:
-			end = max(c.b.Load(), c.r.Load()+uint64(c.capacity)) // roomFor, for every ticket below end
-		}
+		end := c.sendRoomEnd(sw, want)
 		if end <= sw {
 			return 0, 0
 		}
@@ -221,6 +231,20 @@ func (c *Chan[T]) claimSends(want uint64) (uint64, uint64) {
 			return sw, k
 		}
 	}
+}
+
+// sendRoomEnd returns a ticket below which every send ticket from s on has
+// room (roomFor), for a claim of want tickets: on an unbounded channel s +
+// want, on a rendezvous one R (a receiver holds each ticket below it), on a
+// buffered one the larger of B and R + capacity.
+func (c *Chan[T]) sendRoomEnd(s, want uint64) uint64 {
+	switch {
+	case c.capacity < 0:
+		return s + want
+	case c.capacity == 0:
+		return c.r.Load()
+	}
+	return max(c.b.Load(), c.r.Load()+uint64(c.capacity))
 }
 
 // failSend fails the send of ticket t in cell i of seg, which its batch will
@@ -302,6 +326,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 	var expansions uint64 // explicit ones owed so far
 	implicit := c.implicitBelow()
 	p := party[T]{m: modeTry}
+	var pend implicitRun[T]
 	for t := r; t < r+k; t++ {
 		id := t >> segShift
 		if seg.id.Load() != id {
@@ -312,10 +337,11 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		}
 		// The sender of t holds its ticket: the Try step waits for it and
 		// never gives the cell up (waitsForSender). Before it may wait, the
-		// expansions owed so far run: while they are owed, full verdicts
-		// wait too.
+		// explicit expansions owed so far run: while they are owed, full
+		// verdicts wait too.
 		i := int(t & segMask)
 		if st := seg.cell(i).state.Load(); expansions > 0 && (st == nil || st == stInBuffer) {
+			c.expandRun(&pend)
 			c.expandN(expansions)
 			expansions = 0
 		}
@@ -324,14 +350,23 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		case outOK:
 			dst[n] = v
 			n++
-			if c.capacity > 0 {
-				if t < implicit {
-					c.expandImplicit(t+uint64(c.capacity), seg, true)
-				} else {
-					expansions++ // explicit: no segment is reused any more (holesOn)
+			switch {
+			case c.capacity <= 0:
+				c.doneWith(seg.cell(i))
+			case t < implicit:
+				// Its implicit expansion, and then doneWith, wait for the
+				// end of a run of cells (implicitRun).
+				if pend.n == implicitRunMax || pend.n > 0 && (pend.seg != seg || pend.from+uint64(pend.n) != t) {
+					c.expandRun(&pend)
 				}
+				if pend.n == 0 {
+					pend.seg, pend.from = seg, t
+				}
+				pend.n++
+			default:
+				expansions++ // explicit: no segment is reused any more (holesOn)
+				c.doneWith(seg.cell(i))
 			}
-			c.doneWith(seg.cell(i)) // after an implicit expansion (segment.go, "Reuse")
 		case outHole: // after the first hole, so explicit (holesOn)
 			expansions++ // one expansion per receive ticket (recvOp)
 		case outRestart:
@@ -342,8 +377,73 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 			panic("chans: receive batch gave up a cell whose sender holds its ticket")
 		}
 	}
+	c.expandRun(&pend)
 	c.expandN(expansions)
 	return n
+}
+
+// implicitRun is a run of consecutive receive tickets of one batch, all in
+// one segment and below the first hole, whose values the batch has taken
+// and whose implicit expansions it has yet to run. A receive batch runs them
+// a run at a time rather than after each value: the cell of ticket t +
+// capacity that an implicit expansion looks at is the one a sender is
+// writing at that moment on a full channel (its ticket got room when the
+// batch took its tickets), and looking at it value by value pulled that
+// cell's line back and forth between the two cores (with 64-value batches at
+// GOMAXPROCS 2 on a full 1024-slot channel, that load was a quarter of the
+// CPU time). Deferring them is what a receive that is slow between its
+// value and its expansion does anyway; the cells stay unmarked (not
+// consumed) until their expansions have run, which keeps the run's
+// segment out of retirement as for one receive.
+type implicitRun[T any] struct {
+	seg  *segment[T]
+	from uint64
+	n    int
+}
+
+// implicitRunMax bounds an implicitRun, so that a large batch does not hold
+// its senders' wake-ups back for long.
+const implicitRunMax = 64
+
+// expandRun runs the implicit expansions of run, then marks its cells
+// consumed (doneWith), and empties it. Where every cell the expansions
+// would look at lies in the segment the buffer root names, and no send has
+// registered there (expandImplicit), one look at the root stands for all of
+// them.
+func (c *Chan[T]) expandRun(run *implicitRun[T]) {
+	if run.n == 0 {
+		return
+	}
+	lo := run.from + uint64(c.capacity)
+	if !c.noSendRegs(lo>>segShift, (lo+uint64(run.n)-1)>>segShift) {
+		for t := run.from; t < run.from+uint64(run.n); t++ {
+			c.expandImplicit(t+uint64(c.capacity), run.seg, true)
+		}
+	}
+	for t := run.from; t < run.from+uint64(run.n); t++ {
+		c.doneWith(run.seg.cell(int(t & segMask)))
+	}
+	run.n = 0
+}
+
+// noSendRegs reports whether no send has registered in the segment with
+// the given id, by expandImplicit's fast paths: the root is that segment
+// and its count of registrations is 0, or the root is the tail and that
+// segment is not linked yet. The caller's cells keep that segment in its
+// life (pinned); last must be id.
+func (c *Chan[T]) noSendRegs(id, last uint64) bool {
+	if last != id {
+		return false
+	}
+	seg := c.bufSeg.Load()
+	rid := seg.id.Load()
+	switch {
+	case rid == id:
+		return seg.sendRegs.Load() == 0
+	case rid < id:
+		return seg.next.Load() == nil && seg.id.Load() == rid
+	}
+	return false
 }
 
 // awaitLastSender spins, up to spinRun loads, while the cell of ticket t,

@@ -1,6 +1,9 @@
 package chans
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // TestFullWaitsForExpansionPastHole replays, step by step, the schedule
 // behind the last linearizability failures on buffered channels (found by
@@ -68,4 +71,64 @@ func (c *Chan[T]) sendStep(seg *segment[T], t uint64, v T, m mode) outcome {
 		_, out = c.park(nil, seg, i, &p)
 	}
 	return out
+}
+
+// TestExpansionClaimsParkedSender checks that the implicit expansion of a
+// receive claims a send parked for want of room, before the receive
+// returns, on buffered channels on cells of several capacities, for Recv
+// and for a RecvMany that takes several values. The expansion skips the
+// cell when no send has registered in its segment (expandImplicit, and
+// expandRun for a batch); the sender counts itself before it registers, and
+// looks at R again after, so that one of the two sees the other. (Broken
+// once by taking the count out of sendCell: the parked send stayed
+// registered after the receive.)
+func TestExpansionClaimsParkedSender(t *testing.T) {
+	for _, capacity := range []int{1, 2, 64, segSize - 1, segSize, segSize + 1} {
+		for _, batch := range []int{1, 8} {
+			c := newChan[int](capacity, false, 2)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for v := range capacity + batch {
+					c.Send(v) // the last batch of sends park
+				}
+			}()
+			// Wait until the send of ticket capacity is parked in its cell.
+			last := uint64(capacity)
+			for !c.sendParked(last) {
+				runtime.Gosched()
+			}
+			dst := make([]int, batch)
+			got, err := c.RecvMany(dst)
+			if err != nil || got == 0 || dst[0] != 0 {
+				t.Fatalf("cap %d: RecvMany = %d, %v, first %d; want values from 0", capacity, got, err, dst[0])
+			}
+			if c.sendParked(last) {
+				t.Fatalf("cap %d, batch %d: the send of ticket %d is still parked after the receive of ticket 0 made room", capacity, batch, last)
+			}
+			for got < capacity+batch {
+				n, err := c.RecvMany(dst)
+				if err != nil {
+					t.Fatalf("cap %d: RecvMany = %d, %v", capacity, n, err)
+				}
+				got += n
+			}
+			<-done
+		}
+	}
+}
+
+// sendParked reports whether the cell of send ticket s holds a registered
+// send, once the sender has taken the ticket.
+func (c *Chan[T]) sendParked(s uint64) bool {
+	if c.s.Load()&counterMask <= s {
+		return false
+	}
+	for seg := c.cursor.Load(); seg != nil; seg = seg.next.Load() {
+		if seg.id.Load() == s>>segShift {
+			st := seg.cell(int(s & segMask)).state.Load()
+			return isWaiter(st) && st.op == opSend
+		}
+	}
+	return false
 }

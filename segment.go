@@ -125,6 +125,11 @@ type segment[T any] struct {
 	// finds its segment removed it knows every cell there was a cancelled
 	// receiver, for which expansion is complete.
 	mixed bool
+	// sendRegs counts the sends that have registered in this life of the
+	// segment in a buffered channel (they found no room), counted before
+	// each registration; an implicit expansion whose cell lies here looks at
+	// that cell only if it is not 0 (expandImplicit).
+	sendRegs atomic.Uint32
 	// reuseOff is the channel's flag that ends segment reuse (remove).
 	reuseOff *atomic.Bool
 	cells    [segSize]cell[T]
@@ -648,6 +653,7 @@ func (c *Chan[T]) retire() (*segment[T], bool) {
 	x.prev.Store(nil)
 	x.next.Store(nil)
 	x.counts.Store(0)
+	x.sendRegs.Store(0)
 	clear(x.cells[:])
 	return x, true
 }
