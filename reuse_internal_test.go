@@ -223,22 +223,28 @@ func TestReuseCursorSegAfterReuse(t *testing.T) {
 // runs that fill the buffer (up to 64 values) and empty it. Until its first
 // hole a buffered channel reuses its segments too: each receive marks its
 // cell done with after its buffer expansion. (Broken once by leaving the
-// buffered channels out of reclaim: 64 objects.) A run is at most what the
-// spare list holds, less a segment: the segments a run frees wait there
-// for the next run's grows, and what does not fit goes to the collector
-// (with two-cell segments, runs of 64 allocated 59 objects; the limit the
-// README gives for deep buffers).
+// buffered channels out of reclaim: 64 objects.) The segments a run frees
+// wait on the spare list for the next run's grows: in its slots, and in its
+// overflow pool where the run spans more segments than the slots hold (with
+// two-cell segments, runs of 64 allocated 59 objects before the list had
+// the pool).
 func TestReuseSteadyBuffered(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector allocates")
 	}
-	for _, run := range []int{1, min(64, (spareSlots-1)*segSize)} {
+	for _, run := range []int{1, 64} {
 		c := newChan[int](64, false, 2)
 		for i := 0; i < 4*segSize; i++ { // warm up: the list reaches its steady length
 			c.Send(i)
 			c.Recv()
 		}
-		const n = 64 * segSize
+		for i := 0; i < run; i++ { // and the spares, the depth of a run
+			c.Send(i)
+		}
+		for i := 0; i < run; i++ {
+			c.Recv()
+		}
+		n := max(64*segSize, 16*run)
 		before := mallocs()
 		for i := 0; i < n; i += run {
 			for j := 0; j < run; j++ {
@@ -250,7 +256,7 @@ func TestReuseSteadyBuffered(t *testing.T) {
 				}
 			}
 		}
-		if got := mallocs() - before; got >= n/segSize/8 {
+		if got := mallocs() - before; got >= uint64(n/segSize/8) {
 			t.Fatalf("runs of %d: %d values through a buffered channel allocated %d objects; want fewer than %d (segments are reused)", run, n, got, n/segSize/8)
 		}
 		if c.reuseOff.Load() {
@@ -357,4 +363,60 @@ func TestHoldRefusesSegmentWithoutID(t *testing.T) {
 		t.Fatal("hold(5) failed on a live segment with id 5")
 	}
 	s.release()
+}
+
+// TestReuseAcrossStalls stalls a receive between its ticket and its step
+// while 32 segments of traffic pass an unbounded channel on cells, twice.
+// Retirement goes in list order, so the stalled receive holds back every
+// segment after its own, and the first stall allocates what the traffic
+// needs; once it moves on, those segments retire together, more than the
+// spare slots hold, and the second stall must find them kept (the spare
+// list's overflow pool) instead of allocating again. (Broken once by
+// dropping what the slots do not hold, as the spare list did before it had
+// the pool: 32 objects in the second stall.)
+func TestReuseAcrossStalls(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates, and its pools drop objects at random")
+	}
+	const traffic = 32 * segSize
+	c := newChan[int](Unbounded, false, 2)
+	stall := func() uint64 {
+		c.Send(-1)
+		start := c.recvSeg.Load()
+		tk := c.r.Add(1) - 1 // the stalled receive's ticket
+		before := mallocs()
+		for i := 0; i < traffic; i++ {
+			c.Send(i)
+			if v, ok := c.Recv(); !ok || v != i {
+				t.Fatalf("Recv = %d, %v; want %d, true", v, ok, i)
+			}
+		}
+		got := mallocs() - before
+		seg := c.cellSeg(&c.recvSeg, start, tk)
+		if seg == nil {
+			t.Fatal("the stalled receive's segment was retired under it")
+		}
+		i := int(tk & segMask)
+		if v, out := c.recvCell(seg, i, tk, &party[int]{m: modeTry}); out != outOK || v != -1 {
+			t.Fatalf("the stalled receive: %d, outcome %d; want -1, outOK", v, out)
+		}
+		c.doneWith(seg.cell(i))
+		// Traffic until the cursor has caught up: the segments the stall
+		// held back retire, a few per grow.
+		for i := 0; c.cursor.Load().id.Load()+2 < c.recvSeg.Load().id.Load(); i++ {
+			if i == traffic {
+				t.Fatalf("cursor at segment %d, receives at %d: the held-back segments do not retire", c.cursor.Load().id.Load(), c.recvSeg.Load().id.Load())
+			}
+			c.Send(i)
+			c.Recv()
+		}
+		return got
+	}
+	first := stall()
+	if first < traffic/segSize/2 {
+		t.Fatalf("the first stall allocated %d objects; want about %d (segments held back): the stall did not hold retirement back", first, traffic/segSize)
+	}
+	if second := stall(); second >= traffic/segSize/8 {
+		t.Fatalf("the second stall allocated %d objects (the first %d); want fewer than %d: the segments the first stall held back were not kept", second, first, traffic/segSize/8)
+	}
 }

@@ -1,6 +1,9 @@
 package chans
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // The spare list keeps segments for grow: ones allocated by a grow but not
 // published, because another goroutine linked its successor first (seed 002,
@@ -24,10 +27,25 @@ import "sync/atomic"
 // ABA (a node popped and pushed back between another pop's load and its
 // CompareAndSwap hands one segment out twice), while a slot is emptied by the
 // one CompareAndSwap that takes the segment it holds.
+//
+// Behind the slots, a sync.Pool of the channel's own takes the spares that
+// find every slot taken. Retirement goes in list order, so a goroutine that
+// stops between its ticket and the end of its step (preempted, or a parked
+// receiver not yet running after its wake-up) holds back every segment
+// after its own; once it moves on they retire together, more than the slots
+// hold, while grows went on allocating. Measured with two producers and two
+// consumers on a 1024-slot channel at GOMAXPROCS 2 (no work): 1110 of 3124
+// retired segments found the four slots full and were dropped, and 1120
+// segments were allocated. The pool keeps them for the next stall; the
+// collector empties it (a pool's objects survive one collection), so memory
+// still goes back after a burst. The pool is the channel's own: a segment
+// never moves to another channel, where a lagging walker of this one could
+// mistake one of its ids for one of ours.
 const spareSlots = 4
 
 type spareList[T any] struct {
-	slots [spareSlots]atomic.Pointer[segment[T]]
+	slots    [spareSlots]atomic.Pointer[segment[T]]
+	overflow sync.Pool // of *segment[T]
 }
 
 // get returns a spare segment, or nil if there is none.
@@ -37,15 +55,17 @@ func (l *spareList[T]) get() *segment[T] {
 			return s
 		}
 	}
-	return nil
+	s, _ := l.overflow.Get().(*segment[T])
+	return s
 }
 
-// put offers an unpublished segment for reuse; when every slot is taken the
-// segment is left to the garbage collector, which bounds the spares.
+// put offers an unpublished segment for reuse: to a slot, or when every
+// slot is taken to the overflow pool.
 func (l *spareList[T]) put(s *segment[T]) {
 	for i := range l.slots {
 		if l.slots[i].Load() == nil && l.slots[i].CompareAndSwap(nil, s) {
 			return
 		}
 	}
+	l.overflow.Put(s)
 }
