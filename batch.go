@@ -327,6 +327,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 	implicit := c.implicitBelow()
 	p := party[T]{m: modeTry}
 	var pend implicitRun[T]
+	var zero T
 	for t := r; t < r+k; t++ {
 		id := t >> segShift
 		if seg.id.Load() != id {
@@ -340,12 +341,23 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		// explicit expansions owed so far run: while they are owed, full
 		// verdicts wait too.
 		i := int(t & segMask)
-		if st := seg.cell(i).state.Load(); expansions > 0 && (st == nil || st == stInBuffer) {
+		cl := seg.cell(i)
+		st := cl.state.Load()
+		if expansions > 0 && (st == nil || st == stInBuffer) {
 			c.expandRun(&pend)
 			c.expandN(expansions)
 			expansions = 0
 		}
-		v, out := c.recvCell(seg, i, t, &p)
+		var v T
+		var out outcome
+		if st == stBuffered {
+			// recvCell's common case, without the call: the receive takes
+			// effect here.
+			v, out = cl.elem, outOK
+			cl.elem = zero
+		} else {
+			v, out = c.recvCell(seg, i, t, &p)
+		}
 		switch out {
 		case outOK:
 			dst[n] = v
