@@ -119,20 +119,21 @@
 // retire what they can, so a burst's segments go once it is received.
 // Retirement goes in list order, so a goroutine stopped in the middle of
 // its step holds back every later segment; when it moves on they retire
-// together, and what the channel's few spare slots cannot keep waits in a
-// sync.Pool of its own for the next such stall (the garbage collector
-// empties it). So steady traffic allocates nothing there. A channel's
-// first removal (a segment all of whose cells were given up) ends its
-// reuse, and so does a buffered channel's first hole (the first send that
-// may give up its cell: a TrySend that took a slot and found no room, a
-// send whose context fired while it waited, a select's send case, Close),
-// after which buffer expansions act on cells of tickets they do not hold;
-// from then on its segments go to the garbage collector, one per 256
-// messages (about 19 bytes a message for a Chan[int]). Waiters come
-// from a pool or, through a Handle, are kept by the Handle. A bounded ring allocates its slots at
-// New and nothing after; an unbounded ring allocates a ring when its queue
-// outgrows the ones it has, and nothing in steady state, even while the
-// queue keeps growing and draining: it reuses the rings it left behind.
+// together, and what the channel's few spare slots cannot keep waits on a
+// stack the channel holds through a weak pointer, for the next such stall
+// (the garbage collector frees it). So steady traffic allocates nothing
+// there. A channel's first removal (a segment all of whose cells were
+// given up) ends its reuse, and so does a buffered channel's first hole
+// (the first send that may give up its cell: a TrySend that took a slot
+// and found no room, a send whose context fired while it waited, a
+// select's send case, Close), after which buffer expansions act on cells
+// of tickets they do not hold; from then on its segments go to the
+// garbage collector, one per 256 messages (about 19 bytes a message for a
+// Chan[int]). Waiters come from a pool or, through a Handle, are kept by
+// the Handle. A bounded ring allocates its slots at New and nothing
+// after; an unbounded ring allocates a ring when its queue outgrows the
+// ones it has, and nothing in steady state, even while the queue keeps
+// growing and draining: it reuses the rings it left behind.
 // The garbage collector empties the pool that keeps them, so the memory of
 // a burst goes once the burst is received (after two collections).
 package chans

@@ -2,9 +2,11 @@ package chans
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/scalable-go/chans/internal/sched"
 )
@@ -225,13 +227,14 @@ func TestReuseCursorSegAfterReuse(t *testing.T) {
 // cell done with after its buffer expansion. (Broken once by leaving the
 // buffered channels out of reclaim: 64 objects.) The segments a run frees
 // wait on the spare list for the next run's grows: in its slots, and in its
-// overflow pool where the run spans more segments than the slots hold (with
+// overflow stack where the run spans more segments than the slots hold (with
 // two-cell segments, runs of 64 allocated 59 objects before the list had
-// the pool).
+// the overflow).
 func TestReuseSteadyBuffered(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector allocates")
 	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as in TestReuseAcrossStalls
 	for _, run := range []int{1, 64} {
 		c := newChan[int](64, false, 2)
 		for i := 0; i < 4*segSize; i++ { // warm up: the list reaches its steady length
@@ -371,13 +374,17 @@ func TestHoldRefusesSegmentWithoutID(t *testing.T) {
 // segment after its own, and the first stall allocates what the traffic
 // needs; once it moves on, those segments retire together, more than the
 // spare slots hold, and the second stall must find them kept (the spare
-// list's overflow pool) instead of allocating again. (Broken once by
+// list's overflow stack) instead of allocating again. (Broken once by
 // dropping what the slots do not hold, as the spare list did before it had
-// the pool: 32 objects in the second stall.)
+// the overflow: 28 objects in the second stall.)
 func TestReuseAcrossStalls(t *testing.T) {
 	if raceOn {
-		t.Skip("the race detector allocates, and its pools drop objects at random")
+		t.Skip("the race detector allocates")
 	}
+	// The overflow stack goes at the next collection (the channel holds it
+	// weakly); a collection between the stalls would leave the second one
+	// nothing to reuse, so none runs during this test.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	const traffic = 32 * segSize
 	c := newChan[int](Unbounded, false, 2)
 	stall := func() uint64 {
@@ -419,4 +426,44 @@ func TestReuseAcrossStalls(t *testing.T) {
 	if second := stall(); second >= traffic/segSize/8 {
 		t.Fatalf("the second stall allocated %d objects (the first %d); want fewer than %d: the segments the first stall held back were not kept", second, first, traffic/segSize/8)
 	}
+}
+
+// TestSpareOverflowKeepsNothingAlive checks that a channel whose overflow
+// stack of spares was used is freed, with the values still buffered in it,
+// by the first collection after it is dropped: the channel holds the stack
+// only through a weak pointer, and nothing outside the channel holds
+// either. (Broken once by keeping the overflow in a sync.Pool, which the
+// runtime lists on its first Put: the value outlived that collection.)
+func TestSpareOverflowKeepsNothingAlive(t *testing.T) {
+	done := abandonAfterOverflow(t)
+	runtime.GC()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // a bound on failure: the cleanup runs soon after the collection that freed the value
+		t.Fatal("a value buffered in an abandoned channel whose spares overflowed outlived the first collection after it was dropped")
+	}
+}
+
+// abandonAfterOverflow makes an unbounded channel on cells, runs a burst of
+// 32 segments through it (its receives retire them several at a time, more
+// than the spare slots hold), leaves one value buffered in it and drops it.
+// It returns a channel closed once that value has been found unreachable.
+//
+//go:noinline
+func abandonAfterOverflow(t *testing.T) <-chan struct{} {
+	c := newChan[*[1 << 10]byte](Unbounded, false, 2)
+	for range 32 * segSize {
+		c.Send(nil)
+	}
+	for range 32 * segSize {
+		c.Recv()
+	}
+	if !c.spares.more.Load() {
+		t.Fatal("the burst left nothing on the overflow stack: the test does not exercise it")
+	}
+	v := new([1 << 10]byte)
+	done := make(chan struct{})
+	runtime.AddCleanup(v, func(done chan struct{}) { close(done) }, done)
+	c.Send(v)
+	return done
 }
