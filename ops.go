@@ -327,8 +327,12 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 					h := c.holeFrom.Load()
 					if bs := c.bufSeg.Load(); t >= h || h == holesSwitching || bs.id.Load() != b>>segShift {
 						c.expandFor(t, seg, true)
-					} else if st := bs.cell(int(b & segMask)).state.Load(); isWaiter(st) && st.op == opSend {
-						c.expandFor(t, seg, true)
+					} else if bs.sendRegs.Load() != 0 {
+						// A send has registered in b's segment: look at
+						// b's cell (no count: skip it, see "Buffer end").
+						if st := bs.cell(int(b & segMask)).state.Load(); isWaiter(st) && st.op == opSend {
+							c.expandFor(t, seg, true)
+						}
 					}
 				}
 				// The receive is done with its cell, after its expansion

@@ -462,6 +462,14 @@ var mutants = []Mutant{
 		What:    "sendCell: a sender counts itself in sendRegs after its second look, so an expansion between the two skips a parked sender that found no room",
 	},
 	{
+		ID:      "recvop-sendregs-inverted",
+		Rule:    ruleSecondLook,
+		File:    "ops.go",
+		Find:    "\t\t\t\t\t} else if bs.sendRegs.Load() != 0 {\n",
+		Replace: "\t\t\t\t\t} else if bs.sendRegs.Load() == 0 {\n",
+		What:    "recvOp: the written-out implicit expansion looks at cell b only where no send has registered, and skips a parked sender",
+	},
+	{
 		ID:      "batch-run-unchecked",
 		Rule:    ruleSecondLook,
 		File:    "batch.go",
