@@ -364,7 +364,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 			n++
 			switch {
 			case c.capacity <= 0:
-				c.doneWith(seg.cell(i))
+				c.doneWith(cl)
 			case t < implicit:
 				// Its implicit expansion, and then doneWith, wait for the
 				// end of a run of cells (implicitRun).
@@ -377,7 +377,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 				pend.n++
 			default:
 				expansions++ // explicit: no segment is reused any more (holesOn)
-				c.doneWith(seg.cell(i))
+				c.doneWith(cl)
 			}
 		case outHole: // after the first hole, so explicit (holesOn)
 			expansions++ // one expansion per receive ticket (recvOp)
@@ -427,7 +427,7 @@ func (c *Chan[T]) expandRun(run *implicitRun[T]) {
 		return
 	}
 	lo := run.from + uint64(c.capacity)
-	if !c.noSendRegs(lo>>segShift, (lo+uint64(run.n)-1)>>segShift) {
+	if id := lo >> segShift; id != (lo+uint64(run.n)-1)>>segShift || !c.noSendRegs(id) {
 		for t := run.from; t < run.from+uint64(run.n); t++ {
 			c.expandImplicit(t+uint64(c.capacity), run.seg, true)
 		}
@@ -442,11 +442,8 @@ func (c *Chan[T]) expandRun(run *implicitRun[T]) {
 // the given id, by expandImplicit's fast paths: the root is that segment
 // and its count of registrations is 0, or the root is the tail and that
 // segment is not linked yet. The caller's cells keep that segment in its
-// life (pinned); last must be id.
-func (c *Chan[T]) noSendRegs(id, last uint64) bool {
-	if last != id {
-		return false
-	}
+// life (pinned).
+func (c *Chan[T]) noSendRegs(id uint64) bool {
 	seg := c.bufSeg.Load()
 	rid := seg.id.Load()
 	switch {

@@ -473,8 +473,8 @@ var mutants = []Mutant{
 		ID:      "batch-run-unchecked",
 		Rule:    ruleSecondLook,
 		File:    "batch.go",
-		Find:    "\tif last != id {\n\t\treturn false\n\t}\n",
-		Replace: "\tif last != id {\n\t\treturn false\n\t}\n\tif id > 0 {\n\t\treturn true\n\t}\n",
+		Find:    "func (c *Chan[T]) noSendRegs(id uint64) bool {\n",
+		Replace: "func (c *Chan[T]) noSendRegs(id uint64) bool {\n\tif id > 0 {\n\t\treturn true\n\t}\n",
 		What:    "noSendRegs: a receive batch skips the implicit expansions of its runs, also where a sender is parked",
 	},
 	{
