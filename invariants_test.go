@@ -105,6 +105,27 @@ func CheckInvariants[T any](c *Chan[T]) error {
 			fail("cell %d below S and R is still %s", idx, stateName(st))
 		}
 	}
+	// Each segment counts its given-up cells (towards removal): the cells a
+	// receiver gave up, and those a sender gave up, holes paid or seen
+	// included; taking a cell back (rejoin) takes it off the count.
+	for seg := c.oldestRoot(); seg != nil; seg = seg.next.Load() {
+		var recv, send uint64
+		for i := range seg.cells {
+			switch seg.cell(i).state.Load() {
+			case stCancelledRecv:
+				recv++
+			case stCancelledSend, stHolePaid, stHoleSeen:
+				send++
+			}
+		}
+		n := seg.counts.Load()
+		if got := n & 0xffff; got != recv {
+			fail("segment %d counts %d cells given up by receivers, holds %d", seg.id.Load(), got, recv)
+		}
+		if got := n >> 16 & 0xffff; got != send {
+			fail("segment %d counts %d cells given up by senders, holds %d", seg.id.Load(), got, send)
+		}
+	}
 	if c.capacity >= 0 && values > max(c.capacity, 0) {
 		fail("%d values buffered, capacity %d", values, c.capacity)
 	}
