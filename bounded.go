@@ -50,6 +50,9 @@ import (
 //	quiescent                   ⟹ no cell is a registration or resuming; only buffered cells in
 //	                              [R, S) hold a value; their number is at most the capacity
 //	unbounded                   ⟹ the values buffered are S - R when R ≤ S
+//	quiescent                   ⟹ each segment's counts of given-up cells (counts) are its
+//	                              cancelledRecv cells, and its cancelledSend, holePaid and
+//	                              holeSeen cells
 //
 // ===== Cell states and their histories =====
 //
@@ -75,6 +78,15 @@ import (
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
 //	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → (holePaid →) holeSeen
 //	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → (holePaid →) holeSeen
+//
+// On a rendezvous channel a select's receive case may take its own given-up
+// cell back (rejoin): history 3 then goes nil → wR → cancelledRecv → wR →
+// ..., each return to wR made by the case that gave the cell up, while it
+// holds the segment and only if the cell's sender has not taken its ticket
+// (S ≤ the cell's index, Close's bit clear) at a load after the move; if it
+// has, the case moves the cell back to cancelledRecv, or finds that sender
+// (or Close) already claiming the registration. So a cell's state moves
+// forward except for this one step, which no sender can have seen.
 //
 // In 10 and 11 (buffered channels) the first of R and EB to reach the hole
 // makes it good: EB by taking another ticket, moving it to holePaid; R by
@@ -220,6 +232,9 @@ import (
 //     the buffer window counts as buffered; nobody withdraws or fails it.
 //   - Close and the room (mayDeliver, doomed): see above.
 //   - Giving up a cell (giveUp): cancel, count towards segment removal, drop.
+//   - Taking a cell back (rejoin): a select's receive case on a rendezvous
+//     channel moves the cell it gave up back to its registration, holding
+//     the segment, and keeps it only if S is still at or below the cell.
 //   - Claiming a registration (claim, claimSender, failReceiver, kill).
 var (
 	markers         [11]waiter
@@ -930,6 +945,77 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 	seg.cancelled(true)
 	w.wakeUp(resClosed)
 	return false
+}
+
+// rejoin puts the registration of the select receive case p back into cell
+// i of seg (in the life whose id is id), which the same case gave up when it
+// last withdrew (cancelledRecv since), instead of taking a new ticket, and
+// reports whether the registration is in the cell. Rendezvous channels
+// only, where a cell given up has no expansion or hole to settle.
+//
+// Without it a select that parks on a channel nobody sends on (a quit or
+// done channel) and is woken by another case gives up one more cell of that
+// channel each time: its segments fill with given-up cells, are removed,
+// and the first removal ends segment reuse on the channel for good.
+//
+// The case holds seg while it moves the cell back, so that the segment is
+// in that life and is not removed meanwhile (a registration in a removed
+// segment would never be found: walkers skip it); the cell then no longer
+// counts as given up, so the segment is not full and cannot be removed.
+//
+// A first look at S gives up at once where the cell's sender has its
+// ticket (a busy channel, where a fresh ticket serves as well); it decides
+// nothing, since that sender may take its ticket just after it.
+//
+// Why the cell's sender cannot miss the registration: the case moves the
+// cell cancelledRecv → wR and then loads S. If S ≤ the cell's index (so
+// Close's bit is clear too), the sender of the cell takes its ticket after
+// that load and loads the cell after taking it, so it finds the
+// registration, as it would a fresh one; and Close, after the load, finds
+// it on its walk, or the select's own look at Close (closedNow) finds
+// closeAt ≤ its index. Otherwise that sender may have seen the cell given
+// up and gone on to another ticket: the case gives the cell up again
+// (wR → cancelledRecv), unless that sender or Close's walk claimed the
+// registration first; then a claimer holds it in resuming, finds the
+// select registering, marks it dirty and kills the registration (kill), and
+// the select registers the case again.
+//
+// Why retire cannot take the segment from under the registration: retire
+// needs every cell final and no root naming the segment. While S ≤ the
+// cell's index, the send root names this segment or an earlier one (no send
+// has a ticket past the cell), and the cursor, which retires in list order
+// and stops at a segment a root names, cannot reach this one. So a retire
+// that scanned the cell before the move came after S passed the cell, and
+// the load of S sees it.
+func (c *Chan[T]) rejoin(seg *segment[T], i int, id uint64, p *party[T]) bool {
+	idx := id<<segShift | uint64(i)
+	if c.s.Load() > idx {
+		return false // the cell's sender has its ticket: a busy channel, where a fresh ticket serves
+	}
+	if !seg.hold(id) {
+		return false // retired, removed, or in a later life
+	}
+	defer seg.release()
+	seg.counts.Add(^uint64(cancelledRecvOne - 1)) // the cell no longer counts as given up (held: no removal)
+	cl := seg.cell(i)
+	p.w.sel, p.w.idx, p.w.wake = &p.sc.st, p.j, p.sc.wake
+	// After the first look: the cell's sender may take its ticket here and
+	// find the cell given up.
+	sched.Point()
+	if !cl.state.CompareAndSwap(stCancelledRecv, p.w) { // cancelledRecv → wR
+		seg.counts.Add(cancelledRecvOne)
+		return false
+	}
+	sched.Point() // registered again; the cell's sender may take its ticket here
+	if c.s.Load() <= idx {
+		kickPending(&c.selfPending, p.sc) // after registering, as register does
+		return true
+	}
+	if cl.state.CompareAndSwap(p.w, stCancelledRecv) { // wR → cancelledRecv
+		seg.cancelled(false) // held: a removal waits for release
+		return false
+	}
+	return true // claimed by the cell's sender or Close, which kill it (the select is registering)
 }
 
 // ===== Registrations: parking, withdrawing, collecting =====

@@ -72,7 +72,10 @@
 // Select registers in each case's cell and commits through one state
 // word per call, after Koval, Alistarh and Elizarov, "Scalable FIFO Channels
 // for Programming via CSP" (Euro-Par 2019), and Dmitry Vyukov, "Go channels
-// on steroids". bounded.go has the table of cell histories; select.go the
+// on steroids". A case that another case beat gives its cell up; on a
+// rendezvous channel its next registration takes that cell back while no
+// send has reached it, so that a select parked again and again on an idle
+// channel (a quit channel) uses one cell of it rather than one per call. bounded.go has the table of cell histories; select.go the
 // select protocol.
 //
 // A buffered channel made while GOMAXPROCS is 1 keeps its values in a ring

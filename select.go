@@ -21,7 +21,9 @@ import (
 //     reads the counters once more: all counters only grow, so two equal
 //     collects mean they held those values at every instant between, and
 //     then no case was ready at that instant (a double collect).
-//  2. Register. Take a ticket on each case's channel. A cell that completes
+//  2. Register. Take a ticket on each case's channel (a receive case on a
+//     rendezvous channel first tries to take back the cell it gave up at its
+//     last withdrawal: rejoin, in bounded.go). A cell that completes
 //     at once (a value buffered, a partner parked, room in the buffer, the
 //     channel closed) commits the select to that case; otherwise the case's
 //     registration (a waiter with isSel) goes into the cell, exactly as a
@@ -654,6 +656,12 @@ type recvCase[T any] struct {
 	c   *Chan[T]
 	seg *segment[T] // where w is registered; nil if nowhere
 	i   int
+	// The cell this case gave up when it last withdrew on a rendezvous
+	// channel (last, at index lastI, in the life lastID), which its next
+	// registration takes back if it can (rejoin); last is nil if none.
+	last   *segment[T]
+	lastI  int
+	lastID uint64
 }
 
 // recvOutcome is a receive case's callback and what it receives, shared by
@@ -740,6 +748,13 @@ func (rc *recvCase[T]) try() bool {
 
 func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 	p := party[T]{m: modeSelect, w: rc.w, sc: sc, j: int32(j)}
+	if seg := rc.last; seg != nil {
+		rc.last = nil
+		if rc.c.rejoin(seg, rc.lastI, rc.lastID, &p) {
+			rc.seg, rc.i = seg, rc.lastI
+			return false
+		}
+	}
 	v, out := rc.c.recvOp(nil, &p)
 	if out == outRegistered {
 		rc.seg, rc.i = p.seg, p.i
@@ -763,12 +778,17 @@ func (rc *recvCase[T]) closedNow() bool {
 }
 
 func (rc *recvCase[T]) withdraw() bool {
-	if rc.seg == nil {
+	seg := rc.seg
+	if seg == nil {
 		return false
 	}
-	seg := rc.seg
+	id := seg.id.Load() // the registration's life: it cannot end while w is in the cell
+	ok := rc.c.withdraw(seg, rc.i, rc.w)
+	if ok && rc.c.capacity == 0 {
+		rc.last, rc.lastI, rc.lastID = seg, rc.i, id // given up by this case: rejoin may take it back
+	}
 	rc.seg = nil
-	return rc.c.withdraw(seg, rc.i, rc.w)
+	return ok
 }
 
 func (rc *recvCase[T]) collect() {

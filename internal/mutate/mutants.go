@@ -37,6 +37,9 @@ const ruleImplicit = "Implicit expansion before the first hole"
 // registers for room asks for room once more.
 const ruleSecondLook = "The second look"
 
+// ruleRejoin names the rule "Taking a cell back" of bounded.go's header.
+const ruleRejoin = "Taking a cell back (rejoin)"
+
 // ruleReuse names segment.go's section "Reuse": a segment is retired only
 // once every party is done with its cells, and walks check every hop.
 const ruleReuse = "Segment reuse (segment.go)"
@@ -468,6 +471,39 @@ var mutants = []Mutant{
 		Find:    "\t\t\t\t\t} else if bs.sendRegs.Load() != 0 {\n",
 		Replace: "\t\t\t\t\t} else if bs.sendRegs.Load() == 0 {\n",
 		What:    "recvOp: the written-out implicit expansion looks at cell b only where no send has registered, and skips a parked sender",
+	},
+	// ===== Taking a cell back =====
+	{
+		ID:      "rejoin-unchecked",
+		Rule:    ruleRejoin,
+		File:    "bounded.go",
+		Find:    "\tidx := id<<segShift | uint64(i)\n",
+		Replace: "\tidx := ^uint64(0) >> 1\n",
+		What:    "rejoin: a select takes its given-up cell back even after the cell's sender took its ticket and went past it",
+	},
+	{
+		ID:      "rejoin-no-second-look",
+		Rule:    ruleRejoin,
+		File:    "bounded.go",
+		Find:    "\tif c.s.Load() <= idx {\n\t\tkickPending",
+		Replace: "\tif true {\n\t\tkickPending",
+		What:    "rejoin: no look at S after the cell is taken back; a sender that took its ticket between the first look and the move goes past the registration",
+	},
+	{
+		ID:      "rejoin-no-hold",
+		Rule:    ruleRejoin,
+		File:    "bounded.go",
+		Find:    "\tif !seg.hold(id) {\n\t\treturn false // retired, removed, or in a later life\n\t}\n\tdefer seg.release()\n",
+		Replace: "\tif seg.id.Load() != id {\n\t\treturn false\n\t}\n",
+		What:    "rejoin: the segment is not held, so a cell of a removed segment, which sends no longer visit, is taken back",
+	},
+	{
+		ID:      "rejoin-off",
+		Rule:    ruleReuse,
+		File:    "select.go",
+		Find:    "\tif ok && rc.c.capacity == 0 {\n",
+		Replace: "\tif ok && rc.c.capacity == 1 {\n",
+		What:    "select: a receive case never takes its given-up cell back, and an idle rendezvous channel in a select loop gives up a cell per call",
 	},
 	{
 		ID:      "batch-run-unchecked",

@@ -1,0 +1,67 @@
+package chans
+
+import (
+	"sync/atomic"
+
+	"github.com/scalable-go/chans/internal/sched"
+)
+
+// RecvTickets and SendTickets return the receive and send tickets a channel
+// on cells has handed out (R, and S without Close's bit), ReusesSegments
+// whether it still reuses its segments, and RecvRegistered whether a receive
+// (or a select's receive case) is registered in one of its cells, for the
+// tests of the chans_test package. RecvRegistered walks the segments from
+// the oldest one not retired; call it while nothing else retires segments.
+func RecvTickets[T any](c *Chan[T]) uint64  { return c.r.Load() }
+func SendTickets[T any](c *Chan[T]) uint64  { return c.s.Load() & counterMask }
+func ReusesSegments[T any](c *Chan[T]) bool { return !c.reuseOff.Load() }
+
+// SegSize is the number of cells in a segment.
+const SegSize = segSize
+
+// GiveUpRecvCells takes n receive tickets and gives each one's cell up, as
+// n receives would that registered and were cancelled.
+func GiveUpRecvCells[T any](c *Chan[T], n int) {
+	for range n {
+		if _, out := c.recvOp(nil, &party[T]{m: modeTry}); out != outNoWait {
+			panic("GiveUpRecvCells: a receive that may not wait did not give its cell up")
+		}
+	}
+}
+
+// TakeSendTicket takes a send ticket and does nothing with its cell: the
+// first step of a send that then finds its cell given up, stopped before it
+// takes another.
+func TakeSendTicket[T any](c *Chan[T]) { c.s.Add(1) }
+
+func RecvRegistered[T any](c *Chan[T]) bool {
+	for s := c.cursor.Load(); s != nil; s = s.next.Load() {
+		for i := range s.cells {
+			if st := s.cells[i].state.Load(); isWaiter(st) && st.op == opRecv {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// OnRejoinWindow makes the next rejoin of the receive case k (on a
+// Chan[T]) call f once, at its perturbation point between its hold on the
+// segment of its given-up cell and its move of the cell, in builds with the
+// tag chans_perturb (in others Points call no hook). stop removes the hook
+// and reports whether f ran.
+func OnRejoinWindow[T any](k Case, f func()) (stop func() bool) {
+	rc := k.k.(*recvCase[T])
+	seg, i := rc.last, rc.lastI
+	base := seg.counts.Load() & pointerMask
+	var ran atomic.Bool
+	sched.SetHook(func() {
+		if seg.counts.Load()&pointerMask == base+pointerOne && seg.cell(i).state.Load() == stCancelledRecv && ran.CompareAndSwap(false, true) {
+			f()
+		}
+	})
+	return func() bool {
+		sched.SetHook(nil)
+		return ran.Load()
+	}
+}
