@@ -83,9 +83,10 @@ import (
 // cell back (rejoin): history 3 then goes nil → wR → cancelledRecv → wR →
 // ..., each return to wR made by the case that gave the cell up, while it
 // holds the segment and only if the cell's sender has not taken its ticket
-// (S ≤ the cell's index, Close's bit clear) at a load after the move; if it
-// has, the case moves the cell back to cancelledRecv, or finds that sender
-// (or Close) already claiming the registration. So a cell's state moves
+// (S ≤ the cell's index, Close's bit clear) and no reclaim is under way at
+// loads after the move; if either fails, the case moves the cell back to
+// cancelledRecv, or finds that sender (or Close) already claiming the
+// registration. So a cell's state moves
 // forward except for this one step, which no sender can have seen.
 //
 // In 10 and 11 (buffered channels) the first of R and EB to reach the hole
@@ -234,7 +235,8 @@ import (
 //   - Giving up a cell (giveUp): cancel, count towards segment removal, drop.
 //   - Taking a cell back (rejoin): a select's receive case on a rendezvous
 //     channel moves the cell it gave up back to its registration, holding
-//     the segment, and keeps it only if S is still at or below the cell.
+//     the segment, and keeps it only if S is still at or below the cell and
+//     no reclaim is under way.
 //   - Claiming a registration (claim, claimSender, failReceiver, kill).
 var (
 	markers         [11]waiter
@@ -981,12 +983,16 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 // the select registers the case again.
 //
 // Why retire cannot take the segment from under the registration: retire
-// needs every cell final and no root naming the segment. While S ≤ the
-// cell's index, the send root names this segment or an earlier one (no send
-// has a ticket past the cell), and the cursor, which retires in list order
-// and stops at a segment a root names, cannot reach this one. So a retire
-// that scanned the cell before the move came after S passed the cell, and
-// the load of S sees it.
+// (segment.go) scans the cells for final states and only then takes the
+// segment if nothing references it, all while it holds reclaiming; a scan
+// that read the cell as given up before the move may find the segment
+// without references once the case has released it and a send has moved
+// the send root on. So the case keeps the registration only if, after the
+// move, it also finds no reclaim under way. A retire whose scan came
+// before the move runs until after the case's release (the hold keeps the
+// segment from being retired until then), so the case's load falls inside
+// that reclaim and reads it under way; a retire whose scan comes after
+// the move finds the registration, which is not final.
 func (c *Chan[T]) rejoin(seg *segment[T], i int, id uint64, p *party[T]) bool {
 	idx := id<<segShift | uint64(i)
 	if c.s.Load() > idx {
@@ -1007,7 +1013,7 @@ func (c *Chan[T]) rejoin(seg *segment[T], i int, id uint64, p *party[T]) bool {
 		return false
 	}
 	sched.Point() // registered again; the cell's sender may take its ticket here
-	if c.s.Load() <= idx {
+	if c.s.Load() <= idx && !c.reclaiming.Load() {
 		kickPending(&c.selfPending, p.sc) // after registering, as register does
 		return true
 	}

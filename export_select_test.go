@@ -52,7 +52,7 @@ func RecvRegistered[T any](c *Chan[T]) bool {
 // and reports whether f ran.
 func OnRejoinWindow[T any](k Case, f func()) (stop func() bool) {
 	rc := k.k.(*recvCase[T])
-	seg, i := rc.last, rc.lastI
+	seg, i := rc.last.Value(), rc.lastI
 	base := seg.counts.Load() & pointerMask
 	var ran atomic.Bool
 	sched.SetHook(func() {
@@ -64,4 +64,45 @@ func OnRejoinWindow[T any](k Case, f func()) (stop func() bool) {
 		sched.SetHook(nil)
 		return ran.Load()
 	}
+}
+
+// OnReclaimWindow makes the next retire on c call f once, at its
+// perturbation point between its scan of a segment's cells and its look at
+// the segment's references, in builds with the tag chans_perturb. stop
+// removes the hook and reports whether f ran.
+func OnReclaimWindow[T any](c *Chan[T], f func()) (stop func() bool) {
+	var ran atomic.Bool
+	sched.SetHook(func() {
+		if c.reclaiming.Load() && ran.CompareAndSwap(false, true) {
+			f()
+		}
+	})
+	return func() bool {
+		sched.SetHook(nil)
+		return ran.Load()
+	}
+}
+
+// Reclaim retires what segments of c it can, as a grow or a receive that
+// moves a root on does.
+func Reclaim[T any](c *Chan[T]) { c.reclaim() }
+
+// SkipSends takes send tickets until S is to, doing nothing with their
+// cells, and moves the send root to the segment of ticket to-1: what sends
+// that found their cells given up and went on leave behind.
+func SkipSends[T any](c *Chan[T], to uint64) {
+	for c.s.Load()&counterMask < to {
+		c.s.Add(1)
+	}
+	if c.cellSeg(&c.sendSeg, c.sendSeg.Load(), to-1) == nil {
+		panic("SkipSends: no segment for the last ticket")
+	}
+}
+
+// GivenUpSegmentAlive reports, each time it is called, whether the segment
+// of the cell that the receive case k (on a Chan[T]) last gave up is still
+// in memory.
+func GivenUpSegmentAlive[T any](k Case) func() bool {
+	wp := k.k.(*recvCase[T]).last
+	return func() bool { return wp.Value() != nil }
 }

@@ -634,6 +634,9 @@ func (c *Chan[T]) retire() (*segment[T], bool) {
 			return nil, false // a party is not done with its cell yet
 		}
 	}
+	// Every cell final; a select may still take a given-up cell back here
+	// (rejoin), which then looks for this reclaim.
+	sched.Point()
 	n := x.counts.Load()
 	if n&(pointerMask|retiredBit) != 0 || !x.counts.CompareAndSwap(n, n|retiredBit) {
 		return nil, false // a root names it, or someone holds it

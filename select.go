@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/scalable-go/chans/internal/sched"
 )
@@ -657,11 +658,15 @@ type recvCase[T any] struct {
 	seg *segment[T] // where w is registered; nil if nowhere
 	i   int
 	// The cell this case gave up when it last withdrew on a rendezvous
-	// channel (last, at index lastI, in the life lastID), which its next
-	// registration takes back if it can (rejoin); last is nil if none.
-	last   *segment[T]
-	lastI  int
-	lastID uint64
+	// channel (in last, at index lastI, in the life lastID), which its next
+	// registration takes back if it can (rejoin), if rejoinable. last is
+	// weak: a case left idle must not keep a segment alive once its
+	// channel has retired it, nor the segments after it, which a retired
+	// segment that is not reused still links to.
+	last       weak.Pointer[segment[T]]
+	lastI      int
+	lastID     uint64
+	rejoinable bool
 }
 
 // recvOutcome is a receive case's callback and what it receives, shared by
@@ -748,9 +753,9 @@ func (rc *recvCase[T]) try() bool {
 
 func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 	p := party[T]{m: modeSelect, w: rc.w, sc: sc, j: int32(j)}
-	if seg := rc.last; seg != nil {
-		rc.last = nil
-		if rc.c.rejoin(seg, rc.lastI, rc.lastID, &p) {
+	if rc.rejoinable {
+		rc.rejoinable = false
+		if seg := rc.last.Value(); seg != nil && rc.c.rejoin(seg, rc.lastI, rc.lastID, &p) {
 			rc.seg, rc.i = seg, rc.lastI
 			return false
 		}
@@ -784,8 +789,11 @@ func (rc *recvCase[T]) withdraw() bool {
 	}
 	id := seg.id.Load() // the registration's life: it cannot end while w is in the cell
 	ok := rc.c.withdraw(seg, rc.i, rc.w)
-	if ok && rc.c.capacity == 0 {
-		rc.last, rc.lastI, rc.lastID = seg, rc.i, id // given up by this case: rejoin may take it back
+	if ok && rc.c.capacity == 0 { // given up by this case: rejoin may take it back
+		if rc.last.Value() != seg {
+			rc.last = weak.Make(seg) // once per segment: an idle channel's cases keep one
+		}
+		rc.lastI, rc.lastID, rc.rejoinable = rc.i, id, true
 	}
 	rc.seg = nil
 	return ok

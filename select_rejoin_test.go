@@ -1,6 +1,7 @@
 package chans_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 
@@ -55,6 +56,33 @@ func (r *rejoinRig) untilRegistered(t *testing.T) {
 	eventually(t, "the select registered on both channels", func() bool {
 		return chans.RecvRegistered(r.work) && chans.RecvRegistered(r.quit)
 	})
+}
+
+// sendMeets sends v on quit from another goroutine and checks that the
+// select started last returns the quit case with v, and the send nil.
+func (r *rejoinRig) sendMeets(t *testing.T, v int) {
+	t.Helper()
+	sent := make(chan error, 1)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		sent <- r.quit.Send(v)
+	}()
+	var j int
+	eventually(t, "the select met the send", func() bool {
+		select {
+		case j = <-r.res:
+			return true
+		default:
+			return false
+		}
+	})
+	if j != 1 || r.got != v {
+		t.Fatalf("the select returned case %d with %d, want case 1 with %d", j, r.got, v)
+	}
+	if err := <-sent; err != nil {
+		t.Fatalf("the send: %v", err)
+	}
 }
 
 // close ends the rig: closing both channels releases any select or send
@@ -121,27 +149,7 @@ func TestSelectDoesNotTakeBackCellItsSenderPassed(t *testing.T) {
 
 	r.selectOnce()
 	r.untilRegistered(t)
-	sent := make(chan error, 1)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		sent <- r.quit.Send(7) // the same sender, at its next ticket
-	}()
-	var j int
-	eventually(t, "the select met the send", func() bool {
-		select {
-		case j = <-r.res:
-			return true
-		default:
-			return false
-		}
-	})
-	if j != 1 || r.got != 7 {
-		t.Fatalf("the select returned case %d with %d, want case 1 with 7", j, r.got)
-	}
-	if err := <-sent; err != nil {
-		t.Fatalf("the send: %v", err)
-	}
+	r.sendMeets(t, 7) // the same sender, at its next ticket
 }
 
 // TestSelectLooksAgainAfterTakingCellBack stops a select between its
@@ -165,27 +173,7 @@ func TestSelectLooksAgainAfterTakingCellBack(t *testing.T) {
 	if !stop() {
 		t.Fatal("the select did not pass the point between its first look and the move: the test does not test the second look")
 	}
-	sent := make(chan error, 1)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		sent <- r.quit.Send(7) // the same sender, at its next ticket
-	}()
-	var j int
-	eventually(t, "the select met the send", func() bool {
-		select {
-		case j = <-r.res:
-			return true
-		default:
-			return false
-		}
-	})
-	if j != 1 || r.got != 7 {
-		t.Fatalf("the select returned case %d with %d, want case 1 with 7", j, r.got)
-	}
-	if err := <-sent; err != nil {
-		t.Fatalf("the send: %v", err)
-	}
+	r.sendMeets(t, 7) // the same sender, at its next ticket
 }
 
 // TestSelectDoesNotTakeBackCellOfRemovedSegment: the segment of a select's
@@ -205,27 +193,7 @@ func TestSelectDoesNotTakeBackCellOfRemovedSegment(t *testing.T) {
 
 	r.selectOnce()
 	eventually(t, "the select registered on work", func() bool { return chans.RecvRegistered(r.work) })
-	sent := make(chan error, 1)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		sent <- r.quit.Send(7)
-	}()
-	var j int
-	eventually(t, "the select met the send", func() bool {
-		select {
-		case j = <-r.res:
-			return true
-		default:
-			return false
-		}
-	})
-	if j != 1 || r.got != 7 {
-		t.Fatalf("the select returned case %d with %d, want case 1 with 7", j, r.got)
-	}
-	if err := <-sent; err != nil {
-		t.Fatalf("the send: %v", err)
-	}
+	r.sendMeets(t, 7)
 }
 
 // TestSelectRejoinStress has workers loop over a Selector on two shared
@@ -311,5 +279,54 @@ func TestSelectRejoinStress(t *testing.T) {
 	}
 	if err := chans.CheckInvariants(rareCh); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSelectDoesNotTakeBackCellUnderRetire stops a retire of the segment of
+// a select's given-up cell between its scan of the cells, which found them
+// all given up, and its look at the segment's references (builds with
+// chans_perturb). There the select registers again, and sends that found
+// their cells given up move the send root past the segment; the retire
+// then finds nothing referencing it. A select that took its cell back in
+// that window would wait in a retired segment that no send or Close visits
+// again.
+func TestSelectDoesNotTakeBackCellUnderRetire(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the chans_perturb build, whose perturbation points can stop an operation")
+	}
+	r := newRejoinRig()
+	defer r.close()
+	r.parkAndWakeByWork(t)                       // the select gave cell 0 up
+	chans.GiveUpRecvCells(r.quit, chans.SegSize) // and the rest of its segment, and one past it
+	stop := chans.OnReclaimWindow(r.quit, func() {
+		r.selectOnce()
+		r.untilRegistered(t)
+		chans.SkipSends(r.quit, chans.SegSize+1) // the sender of cell 0 stalls; the rest go on
+	})
+	chans.Reclaim(r.quit)
+	if !stop() {
+		t.Fatal("no retire reached the point between its scan and its look at references: the test does not test the race")
+	}
+	r.sendMeets(t, 7)
+}
+
+// TestIdleCaseKeepsNoSegmentAlive: a select case left idle after it gave a
+// cell up must not keep that cell's segment in memory once the channel has
+// retired it (nor, through it, the segments after it).
+func TestIdleCaseKeepsNoSegmentAlive(t *testing.T) {
+	r := newRejoinRig()
+	defer r.close()
+	r.parkAndWakeByWork(t) // the select gave cell 0 up
+	alive := chans.GivenUpSegmentAlive[int](r.cases[1])
+	if !alive() {
+		t.Fatal("the case kept no segment: the test does not test what it keeps")
+	}
+	chans.GiveUpRecvCells(r.quit, chans.SegSize) // the rest of the segment, and one past it
+	chans.SkipSends(r.quit, chans.SegSize+1)
+	chans.Reclaim(r.quit)
+	runtime.GC()
+	runtime.GC()
+	if alive() {
+		t.Fatal("the segment of an idle case's given-up cell outlived its retirement and two collections")
 	}
 }
