@@ -978,9 +978,9 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 // closeAt ≤ its index. Otherwise that sender may have seen the cell given
 // up and gone on to another ticket: the case gives the cell up again
 // (wR → cancelledRecv), unless that sender or Close's walk claimed the
-// registration first; then a claimer holds it in resuming, finds the
-// select registering, marks it dirty and kills the registration (kill), and
-// the select registers the case again.
+// registration first; then that claimer holds it in resuming, finds the
+// select registering, marks it dirty and kills the registration (kill); the
+// case waits for that, still holding the segment, and registers afresh.
 //
 // Why retire cannot take the segment from under the registration: retire
 // (segment.go) scans the cells for final states and only then takes the
@@ -1021,7 +1021,15 @@ func (c *Chan[T]) rejoin(seg *segment[T], i int, id uint64, p *party[T]) bool {
 		seg.cancelled(false) // held: a removal waits for release
 		return false
 	}
-	return true // claimed by the cell's sender or Close, which kill it (the select is registering)
+	// Claimed first, by the cell's sender or Close's walk: the select is
+	// registering, so that claimer kills the registration (resuming →
+	// cancelledRecv, counted) rather than commit it. Wait for that while the
+	// segment is held, so that no retire takes the segment while a claimer
+	// still acts in it, and register afresh.
+	for cl.state.Load() == stResuming {
+		runtime.Gosched()
+	}
+	return false
 }
 
 // ===== Registrations: parking, withdrawing, collecting =====

@@ -29,6 +29,9 @@ func GiveUpRecvCells[T any](c *Chan[T], n int) {
 	}
 }
 
+// CursorID returns the index of the oldest segment of c not retired.
+func CursorID[T any](c *Chan[T]) uint64 { return c.cursor.Load().id.Load() }
+
 // TakeSendTicket takes a send ticket and does nothing with its cell: the
 // first step of a send that then finds its cell given up, stopped before it
 // takes another.

@@ -168,6 +168,7 @@ func TestSelectLooksAgainAfterTakingCellBack(t *testing.T) {
 	r.parkAndWakeByWork(t) // the select gave its quit cell (ticket 0) up
 
 	stop := chans.OnRejoinWindow[int](r.cases[1], func() { chans.TakeSendTicket(r.quit) })
+	t.Cleanup(func() { stop() }) // also on failure: a hook left set ends perturbation for later tests
 	r.selectOnce()
 	r.untilRegistered(t)
 	if !stop() {
@@ -300,12 +301,20 @@ func TestSelectDoesNotTakeBackCellUnderRetire(t *testing.T) {
 	chans.GiveUpRecvCells(r.quit, chans.SegSize) // and the rest of its segment, and one past it
 	stop := chans.OnReclaimWindow(r.quit, func() {
 		r.selectOnce()
-		r.untilRegistered(t)
+		// Registered on both, on quit with a new ticket: a case that took
+		// its cell back here would leave R where it is.
+		eventually(t, "the select registered afresh on quit", func() bool {
+			return chans.RecvTickets(r.quit) == chans.SegSize+2 && chans.RecvRegistered(r.work)
+		})
 		chans.SkipSends(r.quit, chans.SegSize+1) // the sender of cell 0 stalls; the rest go on
 	})
+	t.Cleanup(func() { stop() }) // also on failure: a hook left set ends perturbation for later tests
 	chans.Reclaim(r.quit)
 	if !stop() {
 		t.Fatal("no retire reached the point between its scan and its look at references: the test does not test the race")
+	}
+	if chans.CursorID(r.quit) == 0 {
+		t.Fatal("the retire did not take the first segment: the test does not test the race")
 	}
 	r.sendMeets(t, 7)
 }

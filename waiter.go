@@ -41,7 +41,11 @@ import (
 // and a waiter is registered in at most one cell per case at a time, so a
 // CompareAndSwap that finds the waiter in a cell has found its current
 // registration: a stale load of the pointer can only lead to a failed
-// CompareAndSwap.
+// CompareAndSwap. A select's receive case may put its waiter back into the
+// very cell it gave up (rejoin, bounded.go); the only goroutines that can
+// hold a stale load of it there are the cell's sender and Close's walk, and
+// each moved S past the cell or set Close's bit before loading it, which
+// rejoin looks for after the move: it then gives the cell up again.
 type waiter struct {
 	op    uint8 // opSend or opRecv, fixed at creation; 0 for the markers of bounded.go
 	isSel bool  // a select case's registration, fixed at creation
