@@ -86,8 +86,8 @@ import (
 // (S ≤ the cell's index, Close's bit clear) and no reclaim is under way at
 // loads after the move; if either fails, the case moves the cell back to
 // cancelledRecv, or finds that sender (or Close) already claiming the
-// registration. So a cell's state moves
-// forward except for this one step, which no sender can have seen.
+// registration. So a cell's state moves forward except for this one step,
+// which no sender can have seen.
 //
 // In 10 and 11 (buffered channels) the first of R and EB to reach the hole
 // makes it good: EB by taking another ticket, moving it to holePaid; R by
@@ -791,7 +791,7 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 // if the cell moved on first.
 func (c *Chan[T]) register(cl *cell[T], st *waiter, op uint8, p *party[T]) bool {
 	if p.m == modeSelect {
-		p.w.sel, p.w.idx, p.w.wake = &p.sc.st, p.j, p.sc.wake
+		p.bindSelect()
 		if !cl.state.CompareAndSwap(st, p.w) {
 			return false
 		}
@@ -810,6 +810,12 @@ func (c *Chan[T]) register(cl *cell[T], st *waiter, op uint8, p *party[T]) bool 
 	}
 	kickPending(&c.selfPending, p.sc) // after registering: see select.go, register
 	return true
+}
+
+// bindSelect points the select registration p.w at its select call and
+// case, before it goes into a cell (register, rejoin).
+func (p *party[T]) bindSelect() {
+	p.w.sel, p.w.idx, p.w.wake = &p.sc.st, p.j, p.sc.wake
 }
 
 // giveUp moves cell i of seg from st to the cancelled state of side op
@@ -949,9 +955,9 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 	return false
 }
 
-// rejoin puts the registration of the select receive case p back into cell
-// i of seg (in the life whose id is id), which the same case gave up when it
-// last withdrew (cancelledRecv since), instead of taking a new ticket, and
+// rejoin puts the registration of the select receive case p back into the
+// cell of index idx in seg, which the same case gave up when it last
+// withdrew (cancelledRecv since), instead of taking a new ticket, and
 // reports whether the registration is in the cell. Rendezvous channels
 // only, where a cell given up has no expansion or hole to settle.
 //
@@ -993,24 +999,25 @@ func (c *Chan[T]) claimSender(seg *segment[T], i int, w *waiter, next *waiter) b
 // segment from being retired until then), so the case's load falls inside
 // that reclaim and reads it under way; a retire whose scan comes after
 // the move finds the registration, which is not final.
-func (c *Chan[T]) rejoin(seg *segment[T], i int, id uint64, p *party[T]) bool {
-	idx := id<<segShift | uint64(i)
+func (c *Chan[T]) rejoin(seg *segment[T], idx uint64, p *party[T]) bool {
 	if c.s.Load() > idx {
 		return false // the cell's sender has its ticket: a busy channel, where a fresh ticket serves
 	}
-	if !seg.hold(id) {
+	if !seg.hold(idx >> segShift) {
 		return false // retired, removed, or in a later life
 	}
 	defer seg.release()
 	seg.counts.Add(^uint64(cancelledRecvOne - 1)) // the cell no longer counts as given up (held: no removal)
-	cl := seg.cell(i)
-	p.w.sel, p.w.idx, p.w.wake = &p.sc.st, p.j, p.sc.wake
+	cl := seg.cell(int(idx & segMask))
+	p.bindSelect()
 	// After the first look: the cell's sender may take its ticket here and
 	// find the cell given up.
 	sched.Point()
-	if !cl.state.CompareAndSwap(stCancelledRecv, p.w) { // cancelledRecv → wR
-		seg.counts.Add(cancelledRecvOne)
-		return false
+	// cancelledRecv → wR. Only this case moves the cell out of cancelledRecv,
+	// and the hold keeps its life: a store would do, but the write must go
+	// through the pointer atomics (a registration), as a compare-and-swap does.
+	if !cl.state.CompareAndSwap(stCancelledRecv, p.w) {
+		panic("chans: a cell a select case gave up was moved on by another")
 	}
 	sched.Point() // registered again; the cell's sender may take its ticket here
 	if c.s.Load() <= idx && !c.reclaiming.Load() {

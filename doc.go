@@ -75,8 +75,9 @@
 // on steroids". A case that another case beat gives its cell up; on a
 // rendezvous channel its next registration takes that cell back while no
 // send has reached it, so that a select parked again and again on an idle
-// channel (a quit channel) uses one cell of it rather than one per call. bounded.go has the table of cell histories; select.go the
-// select protocol.
+// channel (a quit channel) uses one cell of it rather than one per call.
+// bounded.go has the table of cell histories; select.go the select
+// protocol.
 //
 // A buffered channel made while GOMAXPROCS is 1 keeps its values in a ring
 // instead: capacity slots reused lap after lap, each with a mark saying

@@ -55,7 +55,7 @@ func RecvRegistered[T any](c *Chan[T]) bool {
 // and reports whether f ran.
 func OnRejoinWindow[T any](k Case, f func()) (stop func() bool) {
 	rc := k.k.(*recvCase[T])
-	seg, i := rc.last.Value(), rc.lastI
+	seg, i := rc.last.Value(), int(rc.lastIdx&segMask)
 	base := seg.counts.Load() & pointerMask
 	var ran atomic.Bool
 	sched.SetHook(func() {

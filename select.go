@@ -658,14 +658,13 @@ type recvCase[T any] struct {
 	seg *segment[T] // where w is registered; nil if nowhere
 	i   int
 	// The cell this case gave up when it last withdrew on a rendezvous
-	// channel (in last, at index lastI, in the life lastID), which its next
-	// registration takes back if it can (rejoin), if rejoinable. last is
-	// weak: a case left idle must not keep a segment alive once its
-	// channel has retired it, nor the segments after it, which a retired
-	// segment that is not reused still links to.
+	// channel (index lastIdx, in last), which its next registration takes
+	// back if it can (rejoin), if rejoinable. last is weak: a case left
+	// idle must not keep a segment alive once its channel has retired it,
+	// nor the segments after it, which a retired segment that is not reused
+	// still links to.
 	last       weak.Pointer[segment[T]]
-	lastI      int
-	lastID     uint64
+	lastIdx    uint64
 	rejoinable bool
 }
 
@@ -755,8 +754,8 @@ func (rc *recvCase[T]) register(sc *selCall, j int) bool {
 	p := party[T]{m: modeSelect, w: rc.w, sc: sc, j: int32(j)}
 	if rc.rejoinable {
 		rc.rejoinable = false
-		if seg := rc.last.Value(); seg != nil && rc.c.rejoin(seg, rc.lastI, rc.lastID, &p) {
-			rc.seg, rc.i = seg, rc.lastI
+		if seg := rc.last.Value(); seg != nil && rc.c.rejoin(seg, rc.lastIdx, &p) {
+			rc.seg, rc.i = seg, int(rc.lastIdx&segMask)
 			return false
 		}
 	}
@@ -787,13 +786,16 @@ func (rc *recvCase[T]) withdraw() bool {
 	if seg == nil {
 		return false
 	}
-	id := seg.id.Load() // the registration's life: it cannot end while w is in the cell
 	ok := rc.c.withdraw(seg, rc.i, rc.w)
 	if ok && rc.c.capacity == 0 { // given up by this case: rejoin may take it back
 		if rc.last.Value() != seg {
 			rc.last = weak.Make(seg) // once per segment: an idle channel's cases keep one
 		}
-		rc.lastI, rc.lastID, rc.rejoinable = rc.i, id, true
+		// The index of the given-up cell: a segment with a given-up cell is
+		// never reused, so its id is still this life's, or retiredID if a
+		// retire came first; rejoin's hold then fails on the retired
+		// segment.
+		rc.lastIdx, rc.rejoinable = seg.id.Load()<<segShift|uint64(rc.i), true
 	}
 	rc.seg = nil
 	return ok

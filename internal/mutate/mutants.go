@@ -477,8 +477,8 @@ var mutants = []Mutant{
 		ID:      "rejoin-unchecked",
 		Rule:    ruleRejoin,
 		File:    "bounded.go",
-		Find:    "\tidx := id<<segShift | uint64(i)\n",
-		Replace: "\tidx := ^uint64(0) >> 1\n",
+		Find:    "\tif c.s.Load() > idx {\n\t\treturn false // the cell's sender has its ticket: a busy channel, where a fresh ticket serves\n\t}\n\tif !seg.hold(idx >> segShift) {\n\t\treturn false // retired, removed, or in a later life\n\t}\n\tdefer seg.release()\n\tseg.counts.Add(^uint64(cancelledRecvOne - 1)) // the cell no longer counts as given up (held: no removal)\n\tcl := seg.cell(int(idx & segMask))\n\tp.bindSelect()\n\t// After the first look: the cell's sender may take its ticket here and\n\t// find the cell given up.\n\tsched.Point()\n\t// cancelledRecv → wR. Only this case moves the cell out of cancelledRecv,\n\t// and the hold keeps its life: a store would do, but the write must go\n\t// through the pointer atomics (a registration), as a compare-and-swap does.\n\tif !cl.state.CompareAndSwap(stCancelledRecv, p.w) {\n\t\tpanic(\"chans: a cell a select case gave up was moved on by another\")\n\t}\n\tsched.Point() // registered again; the cell's sender may take its ticket here\n\tif c.s.Load() <= idx && !c.reclaiming.Load() {\n",
+		Replace: "\tif false {\n\t\treturn false // the cell's sender has its ticket: a busy channel, where a fresh ticket serves\n\t}\n\tif !seg.hold(idx >> segShift) {\n\t\treturn false // retired, removed, or in a later life\n\t}\n\tdefer seg.release()\n\tseg.counts.Add(^uint64(cancelledRecvOne - 1)) // the cell no longer counts as given up (held: no removal)\n\tcl := seg.cell(int(idx & segMask))\n\tp.bindSelect()\n\t// After the first look: the cell's sender may take its ticket here and\n\t// find the cell given up.\n\tsched.Point()\n\t// cancelledRecv → wR. Only this case moves the cell out of cancelledRecv,\n\t// and the hold keeps its life: a store would do, but the write must go\n\t// through the pointer atomics (a registration), as a compare-and-swap does.\n\tif !cl.state.CompareAndSwap(stCancelledRecv, p.w) {\n\t\tpanic(\"chans: a cell a select case gave up was moved on by another\")\n\t}\n\tsched.Point() // registered again; the cell's sender may take its ticket here\n\tif !c.reclaiming.Load() {\n",
 		What:    "rejoin: a select takes its given-up cell back even after the cell's sender took its ticket and went past it",
 	},
 	{
@@ -501,8 +501,8 @@ var mutants = []Mutant{
 		ID:      "rejoin-no-hold",
 		Rule:    ruleRejoin,
 		File:    "bounded.go",
-		Find:    "\tif !seg.hold(id) {\n\t\treturn false // retired, removed, or in a later life\n\t}\n\tdefer seg.release()\n",
-		Replace: "\tif seg.id.Load() != id {\n\t\treturn false\n\t}\n",
+		Find:    "\tif !seg.hold(idx >> segShift) {\n\t\treturn false // retired, removed, or in a later life\n\t}\n\tdefer seg.release()\n",
+		Replace: "\tif seg.id.Load() != idx>>segShift {\n\t\treturn false\n\t}\n",
 		What:    "rejoin: the segment is not held, so a cell of a removed segment, which sends no longer visit, is taken back",
 	},
 	{
