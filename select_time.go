@@ -229,11 +229,7 @@ func (sc *selCall) park(ctxDone <-chan struct{}) int {
 	if !sc.st.sleep.blocking() {
 		return evWake // committed or kicked before the select blocked
 	}
-	ev := sc.parkToken(ctxDone)
-	if ev == evWake {
-		sc.st.sleep.awake()
-	}
-	return ev
+	return sc.parkToken(ctxDone) // woken: the claimer put the sleeper back
 }
 
 // parkToken is park's wait on the wake token beside the other events.

@@ -14,8 +14,8 @@ import (
 // of them wakes it once.
 //
 // The owner commits to block with one CompareAndSwap from sleepAwake; the
-// claimer, once it has written the outcome, swaps sleepWoken in. Whichever
-// comes second learns what the other did:
+// claimer, once it has written the outcome, moves sleepAwake to sleepWoken
+// with another. Whichever comes second learns what the other did:
 //
 //	sleepAwake    → sleepWoken     claimer first: the owner takes the
 //	                               outcome without blocking (no wake-up sent)
@@ -26,9 +26,14 @@ import (
 //	                               (block, no context): the claimer readies
 //	                               that goroutine
 //
-// The owner puts sleepAwake back once it has its outcome (and its token, if
-// one was sent), before the next registration; so a token channel is empty
-// whenever its owner registers.
+// The sleeper is back at sleepAwake before the owner's next registration,
+// with its token taken if one was sent, so that a token channel is empty
+// whenever its owner registers. Who puts it back: the claimer of a blocked
+// owner, before its wake-up (only that claimer moves the state then, and
+// the wake-up orders the write before the owner runs), so that an owner
+// that parked and was readied writes nothing more (one atomic write less
+// per park and wake-up); an owner woken before it blocked, or one that
+// withdrew, writes it itself (awake).
 //
 // Parking in the runtime (park_runtime.go) skips the channel the token
 // would cross: a wake-up through a channel is a second lock, queue and
@@ -74,8 +79,7 @@ func (s *sleeper) blockOr(token chan struct{}, done <-chan struct{}) bool {
 		return true // woken already
 	}
 	select {
-	case <-token:
-		s.awake()
+	case <-token: // the claimer put the sleeper back before it sent it
 		return true
 	case <-done:
 		return false
@@ -83,10 +87,10 @@ func (s *sleeper) blockOr(token chan struct{}, done <-chan struct{}) bool {
 }
 
 // takeToken waits for the token of a claimer that took the registration of
-// an owner committed to its token (blocking), and puts the sleeper back.
+// an owner committed to its token (blocking); that claimer put the sleeper
+// back before it sent the token.
 func (s *sleeper) takeToken(token chan struct{}) {
 	<-token
-	s.awake()
 }
 
 // block waits, with no context, until a claimer has woken the owner, and
@@ -94,19 +98,31 @@ func (s *sleeper) takeToken(token chan struct{}) {
 // token channel, which a build without the runtime's park blocks on.
 func (s *sleeper) block(token chan struct{}) {
 	park(s, token)
-	s.awake()
+	if s.state.Load() != sleepAwake { // woken before it blocked: put it back
+		s.awake()
+	}
 }
 
 // wake is the claimer's step, after it wrote the outcome: it sends token
-// to an owner blocked on it, readies an owner parked in the runtime, and
-// does nothing for an owner that has not blocked yet (it takes the outcome
-// without blocking).
+// to an owner blocked on it, readies an owner parked in the runtime (having
+// put the sleeper back to awake for either), and only marks the sleeper
+// woken for an owner that has not blocked yet (it takes the outcome without
+// blocking).
 func (s *sleeper) wake(token chan struct{}) {
-	switch old := s.state.Swap(sleepWoken); old {
-	case sleepAwake:
-	case sleepBlocking:
+	old := s.state.Load()
+	if old == sleepAwake {
+		sched.Point() // the owner may commit to block here
+		if s.state.CompareAndSwap(sleepAwake, sleepWoken) {
+			return // the owner takes the outcome without blocking
+		}
+		old = s.state.Load() // it committed: to its token, or parked
+	}
+	// The owner is blocked, and only this claimer moves the state now: put
+	// it back for the owner's next registration before the owner runs.
+	s.state.Store(sleepAwake)
+	if old == sleepBlocking {
 		token <- struct{}{}
-	default:
+	} else {
 		ready(old)
 	}
 }

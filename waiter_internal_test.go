@@ -67,6 +67,31 @@ func TestWakeAfterBlocking(t *testing.T) {
 	}
 }
 
+// TestWakeResetsParkedOwner checks that the claimer of an owner parked
+// with no context (block) puts its sleeper back to awake before the owner
+// runs again, so that the owner's next registration costs it no write:
+// on one P the owner cannot run between the claim and the check.
+func TestWakeResetsParkedOwner(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	w := newWaiter(opRecv)
+	done := make(chan struct{})
+	go func() {
+		w.sleep.block(w.wake)
+		close(done)
+	}()
+	for w.sleep.state.Load() < sleepBlocking { // parked in the runtime, or on its token
+		runtime.Gosched()
+	}
+	w.wakeUp(resOK)
+	if s := w.sleep.state.Load(); s != sleepAwake {
+		t.Errorf("after the claim of a parked owner sleep = %d, want awake (%d)", s, sleepAwake)
+	}
+	<-done
+	if s := w.sleep.state.Load(); s != sleepAwake || len(w.wake) != 0 {
+		t.Errorf("after the owner woke: sleep = %d, %d tokens left; want awake, none", s, len(w.wake))
+	}
+}
+
 // claimer starts a goroutine that claims w with each result sent on claim,
 // as a partner would; stop ends it and waits for it.
 func claimer(w *waiter) (claim chan<- uint8, stop func()) {

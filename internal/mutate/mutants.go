@@ -44,6 +44,9 @@ const ruleRejoin = "Taking a cell back (rejoin)"
 // once every party is done with its cells, and walks check every hop.
 const ruleReuse = "Segment reuse (segment.go)"
 
+// ruleSleeper names sleep.go's sleeper.
+const ruleSleeper = "Sleeping and waking (sleep.go)"
+
 // mutants is the list the tool runs, in order. Two are expected to be
 // equivalent (no-spin-before-park, select-waits-rendezvous): they show that
 // the tool tells a harmless change from a harmful one.
@@ -645,16 +648,16 @@ var mutants = []Mutant{
 		ID:      "wake-no-token",
 		Rule:    ruleClaim,
 		File:    "sleep.go",
-		Find:    "case sleepBlocking:\n\t\ttoken <- struct{}{}\n",
-		Replace: "case sleepBlocking:\n",
+		Find:    "\tif old == sleepBlocking {\n\t\ttoken <- struct{}{}\n",
+		Replace: "\tif old == sleepBlocking {\n",
 		What:    "sleeper.wake: sends no token to a plain owner blocked on it (with a context)",
 	},
 	{
 		ID:      "wake-no-ready",
 		Rule:    ruleClaim,
 		File:    "sleep.go",
-		Find:    "default:\n\t\tready(old)\n",
-		Replace: "default:\n",
+		Find:    "\t} else {\n\t\tready(old)\n",
+		Replace: "\t} else {\n",
 		What:    "sleeper.wake: does not ready a plain owner parked in the runtime",
 	},
 	{
@@ -763,5 +766,14 @@ var mutants = []Mutant{
 		Find:    "} else if sid > r>>segShift {",
 		Replace: "} else if false {",
 		What:    "countValues: a receive root reused at the tail since R was read starts the count past R's segment",
+	},
+	// ===== The sleeper =====
+	{
+		ID:      "wake-no-reset",
+		Rule:    ruleSleeper,
+		File:    "sleep.go",
+		Find:    "\ts.state.Store(sleepAwake)\n\tif old == sleepBlocking {",
+		Replace: "\ts.state.Store(sleepWoken)\n\tif old == sleepBlocking {",
+		What:    "wake: the claimer of a blocked owner leaves the sleeper woken, and the owner has to put it back itself",
 	},
 }
