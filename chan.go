@@ -139,7 +139,7 @@ func newChan[T any](capacity int, ring bool, procs int) *Chan[T] {
 	c := &Chan[T]{capacity: capacity}
 	if ring {
 		c.rb = newRingBuf[T](capacity, &c.s, &c.r)
-		c.rb.handRecv = procs == 1
+		c.rb.handRecv = procs <= ringHandMaxProcs
 		c.plainCap.Store(uint64(capacity + 1))
 		return c
 	}

@@ -88,12 +88,16 @@ import (
 // receive's linearization point, inside its call) and wakes it with the
 // value, as Go's channels hand a value to a parked receiver: a woken
 // receive never finds the value gone and parks again, which on one P was
-// half the wake-ups with 1000 goroutines on one slot. A receive that was
-// not parked may still take the value first; the parked one then waits for
-// the next send. A receive whose context fires after a waker took it off
-// the queue returns the value it was handed. So that a receive is not
-// handed a value while it takes one in its own second look, that look is
-// made under the queue's lock. With more Ps that lock costs more than the
+// half the wake-ups with 1000 goroutines on one slot. A send that finds
+// such a receive first on the queue and the ring empty gives it the value
+// without the ring (handDirect): the send and that receive take effect
+// together, at the send's load of T, with four atomic writes fewer than a
+// publish followed by a claim. A receive that was not parked may still
+// take the value first; the parked one then waits for the next send. A
+// receive whose context fires after a waker took it off the queue returns
+// the value it was handed. So that a receive is not handed a value while
+// it takes one in its own second look, that look is made under the
+// queue's lock. With more Ps that lock costs more than the
 // hand-off saves (a look that waits for a slot in flight holds up every
 // receive and waker: the unbounded ring's producer/consumer rows with 1000
 // goroutines took 1.4x-1.6x as long at GOMAXPROCS 2), so there the waker
@@ -190,6 +194,11 @@ var ringMaxProcs = 1
 // 189-199), on our 2-core VM (bench/results/unbounded-ring-2core-d706333).
 // No machine with more cores was at hand to measure past 2.
 var ringMaxProcsUnbounded = 2
+
+// ringHandMaxProcs is the largest GOMAXPROCS at which a new ring's sends
+// hand their values to parked plain receives (handRecv; see "Waiting").
+// Tests raise it to check the hand-off with goroutines running in parallel.
+var ringHandMaxProcs = 1
 
 // ringRes is what a non-blocking ring step reports.
 type ringRes uint8
@@ -382,6 +391,9 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 // is trySend's whole loop: such a send never waits, and fails only when
 // closed.
 func (rb *ringBuf[T]) sendFast(v T) bool {
+	if rb.handRecv && rb.recvq.n.Load() != 0 && rb.handDirect(v) {
+		return true
+	}
 	if rb.unbounded != nil {
 		if rb.trySendUnbounded(v) != ringOK {
 			return false // closed: send says so
@@ -442,6 +454,43 @@ func (rb *ringBuf[T]) recvFast() (v T, ok bool) {
 	rb.step(i, free+1) // free for the send of position h + n
 	rb.afterRecv()
 	return v, true
+}
+
+// handDirect gives v to the oldest registered receive, if that is a plain
+// receive and the ring is empty, without the ring: with handRecv, a send
+// that finds a receive parked would otherwise publish v, claim it back on
+// the receive's behalf and free its slot again, four atomic writes on the
+// ring's words where this makes none. It reports false, having changed
+// nothing, if the queue is empty, led by a select's case, or the ring holds
+// a value, a slot in flight or the closed bit; the send then goes the usual
+// way.
+//
+// Linearization: T = H at the load of T, which comes after the load of H
+// (H only grows, and H ≤ T): the ring is empty and open at that instant,
+// and the send takes effect there, followed at once by the receive it
+// serves. The receive is pending (registered, and it may leave the queue
+// only under the lock held here), so its effect inside its call is legal;
+// any send that claims T later is later in the order, and any receive that
+// claims H later takes a later value.
+func (rb *ringBuf[T]) handDirect(v T) bool {
+	q := &rb.recvq
+	q.mu.Lock()
+	if q.ws.len() == 0 || q.ws.front().sc != nil {
+		q.mu.Unlock()
+		return false
+	}
+	h := rb.head.Load()
+	sched.Point() // a receive may claim, a send publish, Close set its bit
+	if rb.tail.Load() != h {
+		q.mu.Unlock()
+		return false
+	}
+	w := q.ws.pop()
+	q.n.Add(-1)
+	w.v, w.res = v, ringOK // the send takes effect, and the receive just after it
+	q.mu.Unlock()
+	w.sleep.wake(w.wake) // w is its receiver's from here
+	return true
 }
 
 // afterSend serves a registered receive, if any, with a value just
@@ -528,8 +577,8 @@ func (rb *ringBuf[T]) close(plainCap *atomic.Uint64) error {
 	for q.ws.len() > 0 {
 		w := q.ws.pop()
 		q.n.Add(-1)
-		w.popped.Store(true)
 		if w.sc != nil {
+			w.popped.Store(true)
 			kick(w.sc) // a buffered token at most: it does not block under the lock
 		} else {
 			w.res = ringClosed
@@ -625,7 +674,6 @@ func (rb *ringBuf[T]) send(done <-chan struct{}, v T) error {
 		w = &ringSendW[T]{wake: make(chan struct{}, 1)}
 	}
 	w.v = v
-	w.popped.Store(false)
 	q.ws.push(w)
 	q.mu.Unlock()
 
@@ -711,9 +759,9 @@ func (rb *ringBuf[T]) handOff() int {
 		}
 		q.ws.pop()
 		q.n.Add(-1)
-		w.popped.Store(true) // before the kick: the select then finds its case off the queue
 		if w.sc != nil {
-			kick(w.sc) // a buffered token at most: it does not block under the lock
+			w.popped.Store(true) // before the kick: the select then finds its case off the queue
+			kick(w.sc)           // a buffered token at most: it does not block under the lock
 			kicked++
 		}
 	}
@@ -756,7 +804,9 @@ func (q *ringRecvQ[T]) add(w *ringRecvW[T], sc *selCall) {
 // push puts w on the queue, under the lock; the caller counts it in n.
 func (q *ringRecvQ[T]) push(w *ringRecvW[T], sc *selCall) {
 	w.sc = sc
-	w.popped.Store(false)
+	if sc != nil {
+		w.popped.Store(false)
+	}
 	q.ws.push(w)
 }
 
@@ -802,7 +852,9 @@ func (rb *ringBuf[T]) wakeRecv() bool {
 	}
 	q.ws.pop()
 	q.n.Add(-1)
-	w.popped.Store(true)
+	if sc != nil {
+		w.popped.Store(true)
+	}
 	q.mu.Unlock()
 	wakeTaken(w, sc) // a plain receive's w is its receiver's from here
 	return claimed
@@ -816,7 +868,9 @@ func (q *ringRecvQ[T]) wakeAll() {
 	for q.ws.len() > 0 {
 		w := q.ws.pop()
 		q.n.Add(-1)
-		w.popped.Store(true)
+		if w.sc != nil {
+			w.popped.Store(true)
+		}
 		wakeTaken(w, w.sc)
 	}
 	q.mu.Unlock()

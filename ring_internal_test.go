@@ -19,16 +19,20 @@ import (
 
 // CHANS_BACKEND picks the buffer of the buffered and unbounded channels the
 // tests make: "cells" for the cells at any GOMAXPROCS, "ring" for a ring at
-// any GOMAXPROCS; unset, New decides by GOMAXPROCS, as it does for users.
+// any GOMAXPROCS, "ring-hand" for a ring whose sends hand values to parked
+// receives (handRecv) at any GOMAXPROCS, as New's rings do at 1; unset, New
+// decides by GOMAXPROCS, as it does for users.
 func init() {
 	switch os.Getenv("CHANS_BACKEND") {
 	case "cells":
 		ringMaxProcs, ringMaxProcsUnbounded = 0, 0
 	case "ring":
 		ringMaxProcs, ringMaxProcsUnbounded = 1<<30, 1<<30
+	case "ring-hand":
+		ringMaxProcs, ringMaxProcsUnbounded, ringHandMaxProcs = 1<<30, 1<<30, 1<<30
 	case "":
 	default:
-		panic("CHANS_BACKEND: want cells or ring")
+		panic("CHANS_BACKEND: want cells, ring or ring-hand")
 	}
 }
 
@@ -299,6 +303,116 @@ func TestRingHandsValueToParkedReceiver(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// startRecv starts a plain receive on c and waits until it is registered
+// on c's receive queue (it parks, or is about to); its result comes on the
+// channel returned.
+func startRecv(c *Chan[int]) <-chan recvResult {
+	got := make(chan recvResult, 1)
+	go func() {
+		v, err := c.recv(nil, nil)
+		got <- recvResult{v, err}
+	}()
+	for c.rb.recvq.n.Load() != 1 {
+		runtime.Gosched()
+	}
+	return got
+}
+
+type recvResult struct {
+	v   int
+	err error
+}
+
+// TestRingHandsDirectOnlyWhenEmpty checks that a send hands its value
+// straight to a parked receive only while the ring is empty: with a value
+// published and not yet passed on (a send between its publish and its
+// pass), the parked receive must get that value, and the later send's
+// value must stay in the ring behind it.
+func TestRingHandsDirectOnlyWhenEmpty(t *testing.T) {
+	for _, capacity := range []int{2, 4, Unbounded} {
+		onOneP(t, func() {
+			c := newRing[int](capacity)
+			defer c.Close() // lets the receive go if a check below fails
+			got := startRecv(c)
+			if r := c.rb.trySend(1); r != ringOK { // published; the receive not served yet
+				t.Fatalf("cap %d: trySend = %d", capacity, r)
+			}
+			if err := c.Send(2); err != nil {
+				t.Fatal(err)
+			}
+			if r := <-got; r.v != 1 || r.err != nil {
+				t.Fatalf("cap %d: the parked receive returned %d, %v; want 1, nil: a later send overtook the value in the ring", capacity, r.v, r.err)
+			}
+			if v, err := c.TryRecv(); v != 2 || err != nil {
+				t.Fatalf("cap %d: TryRecv = %d, %v; want 2, nil", capacity, v, err)
+			}
+			if err := CheckInvariants(c); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestRingHandsDirectNotAfterClose checks that a send that comes after
+// Close has set its bit, before Close has woken the parked receives, fails
+// with ErrClosed and hands nothing to a parked receive.
+func TestRingHandsDirectNotAfterClose(t *testing.T) {
+	for _, capacity := range []int{1, 4, Unbounded} {
+		onOneP(t, func() {
+			c := newRing[int](capacity)
+			got := startRecv(c)
+			c.plainCap.Store(0)     // Close's first steps, in its order:
+			c.rb.tail.Or(closedBit) // Close takes effect
+			if err := c.Send(2); err != ErrClosed {
+				t.Errorf("cap %d: Send after Close's bit = %v, want ErrClosed", capacity, err)
+			}
+			c.rb.recvq.wakeAll() // Close's next step
+			if r := <-got; r.err != ErrClosed {
+				t.Errorf("cap %d: the parked receive returned %d, %v; want ErrClosed", capacity, r.v, r.err)
+			}
+		})
+	}
+}
+
+// TestRingHandsDirectNotToSelect checks that a send that finds a select's
+// receive case first on the queue leaves its value in the ring and kicks
+// the select, which takes it: a select is not handed values.
+func TestRingHandsDirectNotToSelect(t *testing.T) {
+	for _, capacity := range []int{1, 4, Unbounded} {
+		onOneP(t, func() {
+			c := newRing[int](capacity)
+			defer c.Close() // lets the select go if a check below fails
+			var got int
+			cases := []Case{OnRecv(c, func(v int, _ bool) { got = v }), OnRecv(New[int](0), nil)}
+			won := make(chan int, 1)
+			go func() { won <- Select(cases...) }()
+			for !recvSelectWaiting(c) {
+				runtime.Gosched()
+			}
+			if err := c.Send(7); err != nil {
+				t.Fatal(err)
+			}
+			// On one P the select runs only when this goroutine lets it,
+			// which random yields (chans_perturb) do inside Send.
+			if n := c.Len(); n != 1 && !sched.Enabled {
+				t.Fatalf("cap %d: Len after the Send = %d, want 1: the value was not left in the ring for the select", capacity, n)
+			}
+			for range chances {
+				if len(won) != 0 {
+					break
+				}
+				runtime.Gosched()
+			}
+			if len(won) == 0 {
+				t.Fatalf("cap %d: the select was not woken by the Send", capacity)
+			}
+			if j := <-won; j != 0 || got != 7 {
+				t.Fatalf("cap %d: Select = %d with %d; want case 0 with 7", capacity, j, got)
+			}
+		})
 	}
 }
 

@@ -44,8 +44,12 @@ const ruleRejoin = "Taking a cell back (rejoin)"
 // once every party is done with its cells, and walks check every hop.
 const ruleReuse = "Segment reuse (segment.go)"
 
-// ruleSleeper names sleep.go's sleeper.
-const ruleSleeper = "Sleeping and waking (sleep.go)"
+// ruleRingWaiting names ring.go's section "Waiting" (its hand-offs to
+// parked operations), and ruleSleeper sleep.go's sleeper.
+const (
+	ruleRingWaiting = "The ring's waiting (ring.go)"
+	ruleSleeper     = "Sleeping and waking (sleep.go)"
+)
 
 // mutants is the list the tool runs, in order. Two are expected to be
 // equivalent (no-spin-before-park, select-waits-rendezvous): they show that
@@ -767,7 +771,31 @@ var mutants = []Mutant{
 		Replace: "} else if false {",
 		What:    "countValues: a receive root reused at the tail since R was read starts the count past R's segment",
 	},
-	// ===== The sleeper =====
+	// ===== The ring's hand-off and the sleeper =====
+	{
+		ID:      "ring-hand-nonempty",
+		Rule:    ruleRingWaiting,
+		File:    "ring.go",
+		Find:    "\tif rb.tail.Load() != h {\n",
+		Replace: "\tif rb.tail.Load()&counterMask < h {\n",
+		What:    "handDirect: a send hands its value to a parked receive while the ring still holds values, which that receive should get first",
+	},
+	{
+		ID:      "ring-hand-closed",
+		Rule:    ruleRingWaiting,
+		File:    "ring.go",
+		Find:    "\tif rb.tail.Load() != h {\n",
+		Replace: "\tif rb.tail.Load()&counterMask != h {\n",
+		What:    "handDirect: a send after Close set its bit hands its value to a parked receive and succeeds",
+	},
+	{
+		ID:      "ring-hand-select",
+		Rule:    ruleRingWaiting,
+		File:    "ring.go",
+		Find:    "\tif q.ws.len() == 0 || q.ws.front().sc != nil {\n\t\tq.mu.Unlock()\n\t\treturn false\n\t}\n\th := rb.head.Load()",
+		Replace: "\tif q.ws.len() == 0 {\n\t\tq.mu.Unlock()\n\t\treturn false\n\t}\n\th := rb.head.Load()",
+		What:    "handDirect: a send hands its value to a select's receive case as to a plain receive; the select is never woken and the value is lost",
+	},
 	{
 		ID:      "wake-no-reset",
 		Rule:    ruleSleeper,
