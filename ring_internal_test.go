@@ -416,6 +416,66 @@ func TestRingHandsDirectNotToSelect(t *testing.T) {
 	}
 }
 
+// TestRingYieldsBeforeParking checks that a send or receive that registers
+// on a ring made at GOMAXPROCS 1 lets the goroutines runnable on its P run
+// before it blocks: on one P, this goroutine runs again only when the
+// other yields or blocks, and it must find the registration's owner not
+// yet blocked, so that serving it needs no wake-up through the scheduler.
+func TestRingYieldsBeforeParking(t *testing.T) {
+	onOneP(t, func() {
+		// A send on a full slot.
+		c := newRing[int](1)
+		if err := c.TrySend(1); err != nil {
+			t.Fatal(err)
+		}
+		sent := make(chan error, 1)
+		go func() { sent <- c.Send(2) }()
+		s := awaitQueued(&c.rb.sendq.mu, &c.rb.sendq.ws)
+		if st := s.sleep.state.Load(); st != sleepAwake {
+			t.Errorf("a send registered on a full ring blocked (sleep = %d) before this goroutine ran", st)
+		}
+		if v, _ := c.Recv(); v != 1 {
+			t.Fatalf("Recv = %d, want 1", v)
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := c.Recv(); v != 2 {
+			t.Fatalf("Recv = %d, want 2", v)
+		}
+
+		// A receive on an empty ring.
+		got := make(chan int, 1)
+		go func() { v, _ := c.Recv(); got <- v }()
+		r := awaitQueued(&c.rb.recvq.mu, &c.rb.recvq.ws)
+		if st := r.sleep.state.Load(); st != sleepAwake {
+			t.Errorf("a receive registered on an empty ring blocked (sleep = %d) before this goroutine ran", st)
+		}
+		if err := c.Send(3); err != nil {
+			t.Fatal(err)
+		}
+		if v := <-got; v != 3 {
+			t.Fatalf("the receive got %d, want 3", v)
+		}
+	})
+}
+
+// awaitQueued yields until the queue ws, guarded by mu, holds one entry,
+// and returns it. It yields to the back of this P's run queue (yieldLocal),
+// where the registering goroutine's own yield puts it behind this one.
+func awaitQueued[W comparable](mu *sync.Mutex, ws *waitList[W]) W {
+	for {
+		mu.Lock()
+		if ws.len() == 1 {
+			w := ws.front()
+			mu.Unlock()
+			return w
+		}
+		mu.Unlock()
+		yieldLocal()
+	}
+}
+
 // TestRingSelectPassesWakeOn checks that a select woken for a value on a
 // ring, which leaves without taking it (its context is done), passes the
 // wake-up on to the next parked receiver: otherwise that receiver would

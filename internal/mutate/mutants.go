@@ -797,6 +797,14 @@ var mutants = []Mutant{
 		What:    "handDirect: a send hands its value to a select's receive case as to a plain receive; the select is never woken and the value is lost",
 	},
 	{
+		ID:      "ring-no-yield",
+		Rule:    rulePerf,
+		File:    "ring.go",
+		Find:    "\tif rb.handRecv {\n\t\tyieldLocal()\n\t}\n",
+		Replace: "\tif false {\n\t\tyieldLocal()\n\t}\n",
+		What:    "yieldBeforePark: an operation registered on a ring made at GOMAXPROCS 1 blocks at once, and the partner that serves it has to wake it through the scheduler",
+	},
+	{
 		ID:      "wake-no-reset",
 		Rule:    ruleSleeper,
 		File:    "sleep.go",
