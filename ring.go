@@ -89,15 +89,15 @@ import (
 // value, as Go's channels hand a value to a parked receiver: a woken
 // receive never finds the value gone and parks again, which on one P was
 // half the wake-ups with 1000 goroutines on one slot. A send that finds
-// such a receive first on the queue and the ring empty gives it the value
-// without the ring (handDirect): the send and that receive take effect
-// together, at the send's load of T, with four atomic writes fewer than a
-// publish followed by a claim. A receive that was not parked may still
-// take the value first; the parked one then waits for the next send. A
-// receive whose context fires after a waker took it off the queue returns
-// the value it was handed. So that a receive is not handed a value while
-// it takes one in its own second look, that look is made under the
-// queue's lock. With more Ps that lock costs more than the
+// such a receive first on the queue, no sender parked and the ring empty
+// gives it the value without the ring (handDirect): the send and that
+// receive take effect together, at the send's load of T, with four atomic
+// writes fewer than a publish followed by a claim. A receive that was not
+// parked may still take the value first; the parked one then waits for
+// the next send. A receive whose context fires after a waker took it off
+// the queue returns the value it was handed. So that a receive is not
+// handed a value while it takes one in its own second look, that look is
+// made under the queue's lock. With more Ps that lock costs more than the
 // hand-off saves (a look that waits for a slot in flight holds up every
 // receive and waker: the unbounded ring's producer/consumer rows with 1000
 // goroutines took 1.4x-1.6x as long at GOMAXPROCS 2), so there the waker
@@ -391,7 +391,10 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 // is trySend's whole loop: such a send never waits, and fails only when
 // closed.
 func (rb *ringBuf[T]) sendFast(v T) bool {
-	if rb.handRecv && rb.recvq.n.Load() != 0 && rb.handDirect(v) {
+	// Not while a sender is parked: a send that starts after another parked
+	// queues behind it (see "Waiting"), even at an instant when a receive
+	// has emptied the ring and not yet let the parked one in.
+	if rb.handRecv && rb.recvq.n.Load() != 0 && rb.sendq.n.Load() == 0 && rb.handDirect(v) {
 		return true
 	}
 	if rb.unbounded != nil {

@@ -356,6 +356,44 @@ func TestRingHandsDirectOnlyWhenEmpty(t *testing.T) {
 	}
 }
 
+// TestRingHandsDirectNotPastParkedSender checks that a send that starts
+// while another is parked does not hand its value to a parked receive
+// ahead of the parked send's, even at an instant when the ring is empty: a
+// receive has taken the last value and not yet let the parked sender in.
+func TestRingHandsDirectNotPastParkedSender(t *testing.T) {
+	onOneP(t, func() {
+		c := newRing[int](1)
+		if err := c.TrySend(0); err != nil {
+			t.Fatal(err)
+		}
+		sentB := make(chan error, 1)
+		go func() { sentB <- c.Send(100) }() // parks: the ring is full
+		awaitQueued(&c.rb.sendq.mu, &c.rb.sendq.ws)
+		if v, r := c.rb.tryRecv(); r != ringOK || v != 0 { // a receive's claim, before its afterRecv
+			t.Fatalf("tryRecv = %d, %d", v, r)
+		}
+		gotD := startRecv(c) // parks: the ring is empty
+		sentE := make(chan error, 1)
+		go func() { sentE <- c.Send(200) }() // starts after 100 parked
+		for parkedSenders(c) < 2 && len(sentE) == 0 {
+			yieldLocal()
+		}
+		if len(sentE) != 0 {
+			t.Fatalf("Send(200) returned %v while Send(100), parked before it began, was still parked", <-sentE)
+		}
+		c.rb.afterRecv() // the receive's last step: lets the parked senders in
+		if r := <-gotD; r.v != 100 || r.err != nil {
+			t.Fatalf("the parked receive got %d, %v; want 100, nil", r.v, r.err)
+		}
+		if v, _ := c.Recv(); v != 200 {
+			t.Fatalf("Recv = %d, want 200", v)
+		}
+		if err, err2 := <-sentB, <-sentE; err != nil || err2 != nil {
+			t.Fatalf("Send(100) = %v, Send(200) = %v", err, err2)
+		}
+	})
+}
+
 // TestRingHandsDirectNotAfterClose checks that a send that comes after
 // Close has set its bit, before Close has woken the parked receives, fails
 // with ErrClosed and hands nothing to a parked receive.

@@ -789,6 +789,14 @@ var mutants = []Mutant{
 		What:    "handDirect: a send after Close set its bit hands its value to a parked receive and succeeds",
 	},
 	{
+		ID:      "ring-hand-past-parked",
+		Rule:    ruleRingWaiting,
+		File:    "ring.go",
+		Find:    "rb.recvq.n.Load() != 0 && rb.sendq.n.Load() == 0 && rb.handDirect(v)",
+		Replace: "rb.recvq.n.Load() != 0 && rb.handDirect(v)",
+		What:    "sendFast: a send that starts while another is parked hands its value to a parked receive ahead of the parked send's, when a receive has just emptied the ring",
+	},
+	{
 		ID:      "ring-hand-select",
 		Rule:    ruleRingWaiting,
 		File:    "ring.go",
