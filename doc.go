@@ -91,9 +91,12 @@
 // moves the oldest parked sender's value in, so parked senders are served
 // in the order they came; a receiver that finds it empty parks on another
 // queue, and each send wakes the oldest (in a ring made while GOMAXPROCS is
-// 1, it first claims its value for it, as Go's channels hand a value to a
-// parked receiver). A select's case waits on the same queues and is woken
-// to try again. On one P these claims cost less than the cells and
+// 1, it first claims its value for it, or, when the ring is empty and no
+// sender is parked, gives it the value without the ring, as Go's channels
+// hand a value to a parked receiver; there a waiter also yields once
+// before it blocks, so that the partner it has just woken usually serves
+// it first). A select's case waits on the same queues and is woken to try
+// again. On one P these claims cost less than the cells and
 // allocate nothing; with more Ps the compare-and-swaps are
 // retried, and parking through the queues costs more than the cells' own
 // hand-offs, so a buffered channel made with more Ps uses the cells (ring.go has the
