@@ -391,10 +391,14 @@ func (rb *ringBuf[T]) tryRecv() (T, ringRes) {
 // is trySend's whole loop: such a send never waits, and fails only when
 // closed.
 func (rb *ringBuf[T]) sendFast(v T) bool {
-	// Not while a sender is parked: a send that starts after another parked
-	// queues behind it (see "Waiting"), even at an instant when a receive
-	// has emptied the ring and not yet let the parked one in.
-	if rb.handRecv && rb.recvq.n.Load() != 0 && rb.sendq.n.Load() == 0 && rb.handDirect(v) {
+	// Parked senders go first (see "Waiting"): a send that starts after one
+	// parked queues behind it, and hands nothing to a parked receive either,
+	// even at an instant when a receive has emptied the ring and not yet let
+	// the parked one in. An unbounded ring's sends never park.
+	if rb.unbounded == nil && rb.sendq.n.Load() != 0 {
+		return false
+	}
+	if rb.handRecv && rb.recvq.n.Load() != 0 && rb.handDirect(v) {
 		return true
 	}
 	if rb.unbounded != nil {
@@ -403,9 +407,6 @@ func (rb *ringBuf[T]) sendFast(v T) bool {
 		}
 		rb.afterSend()
 		return true
-	}
-	if rb.sendq.n.Load() != 0 {
-		return false
 	}
 	t := rb.tail.Load()
 	if t&closedBit != 0 {

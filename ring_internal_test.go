@@ -362,13 +362,7 @@ func TestRingHandsDirectOnlyWhenEmpty(t *testing.T) {
 // receive has taken the last value and not yet let the parked sender in.
 func TestRingHandsDirectNotPastParkedSender(t *testing.T) {
 	onOneP(t, func() {
-		c := newRing[int](1)
-		if err := c.TrySend(0); err != nil {
-			t.Fatal(err)
-		}
-		sentB := make(chan error, 1)
-		go func() { sentB <- c.Send(100) }() // parks: the ring is full
-		awaitQueued(&c.rb.sendq.mu, &c.rb.sendq.ws)
+		c, sentB, _ := sendOnFullSlot(t, 0, 100)
 		if v, r := c.rb.tryRecv(); r != ringOK || v != 0 { // a receive's claim, before its afterRecv
 			t.Fatalf("tryRecv = %d, %d", v, r)
 		}
@@ -462,13 +456,7 @@ func TestRingHandsDirectNotToSelect(t *testing.T) {
 func TestRingYieldsBeforeParking(t *testing.T) {
 	onOneP(t, func() {
 		// A send on a full slot.
-		c := newRing[int](1)
-		if err := c.TrySend(1); err != nil {
-			t.Fatal(err)
-		}
-		sent := make(chan error, 1)
-		go func() { sent <- c.Send(2) }()
-		s := awaitQueued(&c.rb.sendq.mu, &c.rb.sendq.ws)
+		c, sent, s := sendOnFullSlot(t, 1, 2)
 		if st := s.sleep.state.Load(); st != sleepAwake {
 			t.Errorf("a send registered on a full ring blocked (sleep = %d) before this goroutine ran", st)
 		}
@@ -496,6 +484,20 @@ func TestRingYieldsBeforeParking(t *testing.T) {
 			t.Fatalf("the receive got %d, want 3", v)
 		}
 	})
+}
+
+// sendOnFullSlot makes a one-slot ring holding first and starts a Send of
+// v on it, which registers on the send queue; it returns the ring, the
+// Send's result to come, and its registration once queued.
+func sendOnFullSlot(t *testing.T, first, v int) (*Chan[int], <-chan error, *ringSendW[int]) {
+	t.Helper()
+	c := newRing[int](1)
+	if err := c.TrySend(first); err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan error, 1)
+	go func() { sent <- c.Send(v) }() // parks: the ring is full
+	return c, sent, awaitQueued(&c.rb.sendq.mu, &c.rb.sendq.ws)
 }
 
 // awaitQueued yields until the queue ws, guarded by mu, holds one entry,

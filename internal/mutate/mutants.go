@@ -792,8 +792,8 @@ var mutants = []Mutant{
 		ID:      "ring-hand-past-parked",
 		Rule:    ruleRingWaiting,
 		File:    "ring.go",
-		Find:    "rb.recvq.n.Load() != 0 && rb.sendq.n.Load() == 0 && rb.handDirect(v)",
-		Replace: "rb.recvq.n.Load() != 0 && rb.handDirect(v)",
+		Find:    "\tif rb.unbounded == nil && rb.sendq.n.Load() != 0 {\n\t\treturn false\n\t}\n\tif rb.handRecv && rb.recvq.n.Load() != 0 && rb.handDirect(v) {\n\t\treturn true\n\t}\n",
+		Replace: "\tif rb.handRecv && rb.recvq.n.Load() != 0 && rb.handDirect(v) {\n\t\treturn true\n\t}\n\tif rb.unbounded == nil && rb.sendq.n.Load() != 0 {\n\t\treturn false\n\t}\n",
 		What:    "sendFast: a send that starts while another is parked hands its value to a parked receive ahead of the parked send's, when a receive has just emptied the ring",
 	},
 	{
