@@ -70,14 +70,20 @@ import (
 //	1   S, R                                        nil → buffered
 //	2   R parks, S                                  nil → wR → done
 //	3   R parks and gives up (ctx, Close), S        nil → wR → cancelledRecv          (S restarts)
-//	4   R cannot wait (TryRecv, done ctx), S        nil → cancelledRecv               (S restarts)
+//	4   (none: see below)
 //	5   EB, S, R                                    nil → inBuffer → buffered
 //	6   EB, R parks, S                              nil → inBuffer → wR → done
-//	7   EB, R gives up, S                           nil → inBuffer → (wR →) cancelledRecv
+//	7   EB, R parks and gives up, S                 nil → inBuffer → wR → cancelledRecv
 //	8   S parks, EB, R                              nil → wS → buffered               (EB, or S's second look, moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
 //	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → (holePaid →) holeSeen
 //	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → (holePaid →) holeSeen
+//
+// History 4 was a receive that cannot wait (TryRecv, a done context, a
+// select's try) giving its cell up. None does: such a receive takes a ticket
+// only below S (claimRecvs), so the cell's sender holds its ticket, and the
+// receive waits for it (waitsForSender) rather than leave it a cell to
+// restart from. So a cell is given up by a receive only through wR.
 //
 // On a rendezvous channel a select's receive case may take its own given-up
 // cell back (rejoin): history 3 then goes nil → wR → cancelledRecv → wR →
@@ -106,9 +112,9 @@ import (
 //	nil            S: → buffered if the cell is in the buffer (s < B, or
 //	                  s < R + capacity) or its receiver has its ticket
 //	                  (s < R), else → wS or cancelledSend
-//	               R: → wR or cancelledRecv
+//	               R: → wR
 //	               EB (explicit only): → inBuffer
-//	inBuffer       S: → buffered;  R: → wR or cancelledRecv
+//	inBuffer       S: → buffered;  R: → wR
 //	wR             S: → done;  R itself or X: → cancelledRecv
 //	wS             EB or S itself (second look): → buffered;  R: → taken;
 //	               S itself or X: → cancelledSend. EB, R and the second
@@ -228,7 +234,9 @@ import (
 //   - Holes come after the switch (holesOn): a send calls holesOn before
 //     the room check on which it may give its cell up.
 //   - The ticketed sender (waitsForSender): a receiver that may give its
-//     cell up never does so while the cell's sender holds its ticket.
+//     cell up never does so while the cell's sender holds its ticket; a
+//     receive that cannot wait takes only such a ticket (claimRecvs), so it
+//     gives no cell up at all.
 //   - The in-window parked sender (asBuffered): a plain sender parked inside
 //     the buffer window counts as buffered; nobody withdraws or fails it.
 //   - Close and the room (mayDeliver, doomed): see above.
@@ -271,7 +279,7 @@ type mode uint8
 
 const (
 	modePark   mode = iota // register and park until claimed: Send, Recv and their Context variants (the zero mode)
-	modeTry                // give the cell up: TrySend, TryRecv, and a context already done
+	modeTry                // never wait: TrySend, TryRecv, a context already done; a send gives the cell up, a receive claims only a ticket whose sender has one
 	modeSelect             // register a select case; the select parks once every case is registered
 )
 
@@ -525,7 +533,7 @@ func (c *Chan[T]) senderTicketed(r, closeAt uint64) bool {
 // ticket as sent; if its receiver gave the cell up, the send would restart
 // at a later ticket, behind sends that came after it. So a receiver that may
 // give the cell up waits for that sender instead, yielding, never parking:
-//   - a Try receive always (it gives up where it would wait);
+//   - a Try receive always (it claims only such tickets: claimRecvs);
 //   - a select's receive case on a buffered or unbounded channel (its
 //     registration may be killed by that very sender while the select
 //     registers, or withdrawn when another case wins); on a rendezvous
@@ -726,10 +734,9 @@ func (c *Chan[T]) recvCell(seg *segment[T], i int, r uint64, p *party[T]) (T, ou
 				continue
 			}
 			if p.m == modeTry {
-				if c.giveUp(seg, i, st, opRecv) { // nil|inBuffer → cancelledRecv (history 4, 7)
-					return zero, outNoWait
-				}
-				continue
+				// A Try receive's ticket is below S (claimRecvs), so its
+				// sender holds one and waitsForSender held above.
+				panic("chans: a Try receive without a ticketed sender")
 			}
 			if p.m == modePark && !spun {
 				spun = true

@@ -141,3 +141,52 @@ func (c *Chan[T]) sendParked(s uint64) bool {
 	}
 	return false
 }
+
+// TestTryRecvClaimsOnlyTicketedSenders replays a Try receive that lost a
+// race: it saw a value (R < S), then another receive took that value before
+// it took a ticket. On cells of every kind, it must take no ticket past S:
+// such a ticket's cell has no sender yet, and a receive that cannot wait
+// would give it up, sending that cell's sender to another ticket and
+// keeping the segment from reuse. It reports the channel empty, leaves R
+// and the cell alone, and the next send lands in that cell.
+func TestTryRecvClaimsOnlyTicketedSenders(t *testing.T) {
+	for _, capacity := range []int{0, 1, 64, Unbounded} {
+		c := newChan[int](capacity, false, 2)
+		if capacity != 0 {
+			if err := c.Send(1); err != nil {
+				t.Fatal(err)
+			}
+			// The racing receive: R = S = 1 after it.
+			if v, ok := c.Recv(); !ok || v != 1 {
+				t.Fatalf("cap %d: Recv = %v, %v; want 1", capacity, v, ok)
+			}
+		}
+		// The Try receive's step after its look (tryRecvAt: r < S there).
+		r := c.r.Load()
+		p := party[int]{m: modeTry}
+		if _, out := c.recvOp(nil, &p); out != outNoWait {
+			t.Fatalf("cap %d: Try receive on an empty channel: outcome %d, want outNoWait", capacity, out)
+		}
+		if got := c.r.Load(); got != r {
+			t.Fatalf("cap %d: the Try receive moved R from %d to %d: it took a ticket with no sender", capacity, r, got)
+		}
+		if st := c.recvSeg.Load().cell(int(r & segMask)).state.Load(); st != nil {
+			t.Fatalf("cap %d: cell %d is in state %p after the Try receive, want it untouched", capacity, r, st)
+		}
+		if capacity == 0 {
+			continue // no send completes alone on a rendezvous channel
+		}
+		if err := c.Send(2); err != nil {
+			t.Fatal(err)
+		}
+		if st := c.sendSeg.Load().cell(int(r & segMask)).state.Load(); st != stBuffered {
+			t.Fatalf("cap %d: the next send left cell %d in state %p, want buffered", capacity, r, st)
+		}
+		if v, err := c.TryRecv(); err != nil || v != 2 {
+			t.Fatalf("cap %d: TryRecv = %v, %v; want 2", capacity, v, err)
+		}
+		if err := CheckInvariants(c); err != nil {
+			t.Fatalf("cap %d: %v", capacity, err)
+		}
+	}
+}

@@ -20,13 +20,38 @@ func ReusesSegments[T any](c *Chan[T]) bool { return !c.reuseOff.Load() }
 const SegSize = segSize
 
 // GiveUpRecvCells takes n receive tickets and gives each one's cell up, as
-// n receives would that registered and were cancelled.
+// n receives would that registered and were cancelled before they parked
+// (nil → wR → cancelledRecv), on an idle rendezvous or unbounded channel.
 func GiveUpRecvCells[T any](c *Chan[T], n int) {
+	if c.capacity > 0 {
+		panic("GiveUpRecvCells: a buffered channel's receives owe expansions")
+	}
 	for range n {
-		if _, out := c.recvOp(nil, &party[T]{m: modeTry}); out != outNoWait {
-			panic("GiveUpRecvCells: a receive that may not wait did not give its cell up")
+		for !giveUpRecvCell(c) {
 		}
 	}
+}
+
+// giveUpRecvCell takes a receive ticket, registers a waiter in its cell and
+// withdraws it, as a receive does whose context fires before it parks. It
+// reports false if the ticket's segment had been removed (recvOp would take
+// another ticket then).
+func giveUpRecvCell[T any](c *Chan[T]) bool {
+	start := c.recvSeg.Load()
+	r := c.r.Add(1) - 1
+	seg := c.cellSeg(&c.recvSeg, start, r)
+	if seg == nil {
+		return false
+	}
+	i := int(r & segMask)
+	w := newWaiter(opRecv)
+	if !seg.cell(i).state.CompareAndSwap(nil, w) { // nil → wR
+		panic("giveUpRecvCell: the cell of a receive ticket on an idle channel was not empty")
+	}
+	if !c.withdraw(seg, i, w) { // wR → cancelledRecv
+		panic("giveUpRecvCell: a registration on an idle channel was claimed")
+	}
+	return true
 }
 
 // CursorID returns the index of the oldest segment of c not retired.

@@ -282,8 +282,15 @@ var recvErrs = [...]error{
 // channel: it takes receive tickets until a cell step settles the receive,
 // runs each ticket's buffer expansion, and parks a party in modePark that
 // registered. For a select (modeSelect) it returns outRegistered, with the
-// registration's cell in p.seg and p.i. A Try receive takes one ticket per
-// call: tryRecv asks before each whether the channel is empty.
+// registration's cell in p.seg and p.i. A Try receive claims at most one
+// ticket per call, and only one whose sender holds its ticket (claimRecvs,
+// as a batch does): it then waits for that sender (waitsForSender), so it
+// never gives a cell up. With a fetch-and-add, two receives that both saw
+// a value could both take tickets, and the one past S gave its cell up:
+// that cell's sender took another ticket, and the segment could no longer
+// be reused (select loops allocated a segment every few thousand
+// messages). If there is no such ticket, recvOp reports outNoWait and
+// tryRecvAt looks at the counters again.
 //
 // One expansion per receive ticket: every ticket below closeAt runs exactly
 // one expansion, after its cell step (a receive expands before it parks,
@@ -293,7 +300,15 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 	var zero T
 	for {
 		seg := c.recvSeg.Load()
-		t := c.r.Add(1) - 1
+		var t uint64
+		if p.m == modeTry {
+			var k uint64
+			if t, k = c.claimRecvs(1); k == 0 {
+				return zero, outNoWait // R ≥ S (or closeAt) at a load: tryRecvAt decides which
+			}
+		} else {
+			t = c.r.Add(1) - 1
+		}
 		sched.Point()
 		if t >= c.closeAt.Load() {
 			c.mustBeMade()         // a zero Chan's closeAt is 0

@@ -138,7 +138,15 @@ var mutants = []Mutant{
 		File:    "bounded.go",
 		Find:    "return c.senderTicketed(r, closeAt)",
 		Replace: "return false",
-		What:    "waitsForSender: Try and buffered-select receives give up a cell whose sender holds its ticket",
+		What:    "waitsForSender: buffered-select receives give up a cell whose sender holds its ticket, and Try receives find no rule to wait by",
+	},
+	{
+		ID:      "try-recv-any-ticket",
+		Rule:    ruleTicketed,
+		File:    "ops.go",
+		Find:    "if t, k = c.claimRecvs(1); k == 0 {",
+		Replace: "if t, k = c.r.Add(1)-1, 1; k == 0 {",
+		What:    "recvOp: a Try receive takes its ticket with a fetch-and-add, past S when another receive took the value it saw",
 	},
 	{
 		ID:      "select-waits-rendezvous",
