@@ -77,7 +77,7 @@ import (
 //	8   S parks, EB, R                              nil → wS → buffered               (EB, or S's second look, moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
 //	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → (holePaid →) holeSeen
-//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → (holePaid →) holeSeen
+//	11  S cannot wait (TrySend, done ctx), R        nil → cancelledSend               (rendezvous only)
 //
 // History 4 was a receive that cannot wait (TryRecv, a done context, a
 // select's try) giving its cell up. None does: such a receive takes a ticket
@@ -95,7 +95,11 @@ import (
 // registration. So a cell's state moves forward except for this one step,
 // which no sender can have seen.
 //
-// In 10 and 11 (buffered channels) the first of R and EB to reach the hole
+// History 11 occurs on rendezvous channels only: on a buffered channel a
+// send that cannot wait takes only a ticket with room (claimSends), so its
+// cell is in the buffer and it never gives it up.
+//
+// In 10 (buffered channels) the first of R and EB to reach the hole
 // makes it good: EB by taking another ticket, moving it to holePaid; R by
 // running an expansion of its own, moving it straight to holeSeen. Both
 // then restart or finish as usual. R coming after EB moves holePaid on to
@@ -186,7 +190,8 @@ import (
 // ===== Linearization points =====
 //
 // A send that delivers without parking takes effect at
-// the fetch-and-add that gave it the ticket of its last attempt (an attempt
+// the fetch-and-add (for a Try send or a batch, the compare-and-swap) that
+// gave it the ticket of its last attempt (an attempt
 // ends early only in a cell its receiver gave up, and then nobody saw it;
 // to keep it so, receivers obey the ticketed-sender rule, waitsForSender); a
 // send that parks takes effect at the claimer's transition to buffered or
@@ -224,7 +229,9 @@ import (
 //
 //   - Room (roomFor, fullCheck, full): a send has room below B, below R, or
 //     below R + capacity, or below roomSeen, an end of one of these that a
-//     send saw before; a full verdict waits for owed expansions.
+//     send saw before; a full verdict waits for owed expansions. A send that
+//     cannot wait takes only a ticket with room (claimSends; on a rendezvous
+//     channel, below R).
 //   - The second look (sendCell): a plain sender that registered for room
 //     asks for room again, and claims its registration if it has it.
 //   - One expansion per receive ticket (recvOp, expandFor): every receive
@@ -279,7 +286,7 @@ type mode uint8
 
 const (
 	modePark   mode = iota // register and park until claimed: Send, Recv and their Context variants (the zero mode)
-	modeTry                // never wait: TrySend, TryRecv, a context already done; a send gives the cell up, a receive claims only a ticket whose sender has one
+	modeTry                // never wait: TrySend, TryRecv, a context already done; each claims only a ticket its partner can serve (a send: room; a receive: a ticketed sender)
 	modeSelect             // register a select case; the select parks once every case is registered
 )
 
@@ -618,25 +625,18 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 			}
 			switch p.m {
 			case modeTry:
-				if c.capacity == 0 {
-					// Rendezvous: the cell's receiver may be about to
-					// register; give it a moment, then give up the cell. (It
-					// may be a TryRecv waiting for this sender: neither may
-					// wait for the other.)
-					if spinLoads(cl, st, spinPark) {
-						continue
-					}
-				} else {
-					c.holesOn() // before the room check that may give the cell up
-					switch c.full(s) {
-					case roomYes:
-						continue // room after all: an owed expansion came
-					case roomClosing:
-						if c.giveUp(seg, i, nil, opSend) { // nil → cancelledSend: the send fails after Close
-							return outClosed
-						}
-						continue
-					}
+				if c.capacity > 0 {
+					// A Try send's ticket has room (claimSends, p.room):
+					// the case above took it.
+					panic("chans: a Try send without room")
+				}
+				// Rendezvous: the cell's receiver holds its ticket (below R:
+				// claimSends) and may be about to register; give it a
+				// moment, then give up the cell. (It is never a TryRecv:
+				// each claims a ticket only once the other side holds the
+				// matching one, so the two never meet in a cell.)
+				if spinLoads(cl, st, spinPark) {
+					continue
 				}
 				if c.giveUp(seg, i, nil, opSend) { // nil → cancelledSend (history 11)
 					return outNoWait
@@ -1253,9 +1253,10 @@ const (
 )
 
 // holesOn is called by a send on a buffered channel before the room check
-// on which it may give its cell up: a Try send that found no room, a parked
-// send whose context fired, a select's send case before it may register, and
-// Close before it reads the room. From its return on, every receive ticket
+// on which it may give its cell up: a parked send whose context fired, a
+// select's send case before it may register, and Close before it reads the
+// room. (A Try send never gives a buffered cell up: it takes only a ticket
+// with room.) From its return on, every receive ticket
 // at or past R0 (R as read here) expands explicitly, with a ticket from B.
 //
 // Until then B is not used: with no hole anywhere, the buffer ends exactly

@@ -18,13 +18,10 @@ func TestFullWaitsForExpansionPastHole(t *testing.T) {
 	if err := c.TrySend(1); err != nil { // cell 0: the buffer is full
 		t.Fatal(err)
 	}
-	// A non-blocking send takes ticket 1, finds no room and gives up its
-	// cell: a hole.
+	// A send takes ticket 1, finds no room, parks, and its context fires:
+	// its cell is a hole.
 	seg := c.sendSeg.Load()
-	s := c.s.Add(1) - 1
-	if out := c.sendStep(seg, s, 2, modeTry); out != outNoWait {
-		t.Fatalf("send into a full buffer: outcome %d, want outNoWait", out)
-	}
+	cancelSend(t, c, 2)
 	// A receive takes ticket 0 and the value in cell 0; its expansion takes
 	// B's ticket 1, the hole, and pauses there.
 	r := c.r.Add(1) - 1
@@ -185,6 +182,61 @@ func TestTryRecvClaimsOnlyTicketedSenders(t *testing.T) {
 		if v, err := c.TryRecv(); err != nil || v != 2 {
 			t.Fatalf("cap %d: TryRecv = %v, %v; want 2", capacity, v, err)
 		}
+		if err := CheckInvariants(c); err != nil {
+			t.Fatalf("cap %d: %v", capacity, err)
+		}
+	}
+}
+
+// TestTrySendClaimsOnlyTicketsWithRoom replays a TrySend that lost a race:
+// it saw room, then another send took the last free slot before it took a
+// ticket. On buffered and rendezvous channels on cells it must take no
+// ticket without room (on a rendezvous channel, below R): a ticket past the
+// buffer's end would leave it nothing to do but give its cell up, the
+// channel's first hole, after which buffer expansions are explicit and
+// segments are no longer reused. It takes no ticket and leaves the cell
+// alone; TrySend reports the channel full; once a receive makes room, the
+// next TrySend lands in that cell.
+func TestTrySendClaimsOnlyTicketsWithRoom(t *testing.T) {
+	for _, capacity := range []int{0, 1, 64} {
+		c := newChan[int](capacity, false, 2)
+		for v := range capacity { // the racing sends: the buffer is full
+			if err := c.TrySend(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The TrySend's step after its look (trySend: roomYes there).
+		s := c.s.Load()
+		p := party[int]{m: modeTry}
+		if out := c.sendOp(nil, 99, &p); out != outRestart {
+			t.Fatalf("cap %d: Try send into a full channel: outcome %d, want outRestart", capacity, out)
+		}
+		if got := c.s.Load(); got != s {
+			t.Fatalf("cap %d: the Try send moved S from %d to %d: it took a ticket without room", capacity, s, got)
+		}
+		if h := c.holeFrom.Load(); h != noHoles {
+			t.Fatalf("cap %d: the Try send switched the channel to holes (holeFrom %d)", capacity, h)
+		}
+		if cl := c.findCell(s); cl != nil && cl.state.Load() != nil { // nil: its segment is not made yet
+			t.Fatalf("cap %d: cell %d is in state %s after the Try send, want it untouched", capacity, s, stateName(cl.state.Load()))
+		}
+		if err := c.TrySend(99); err != ErrFull {
+			t.Fatalf("cap %d: TrySend into a full channel = %v, want ErrFull", capacity, err)
+		}
+		if capacity == 0 {
+			continue // a rendezvous TrySend needs a parked receiver
+		}
+		wantRecv(t, c, 0)
+		if err := c.TrySend(100); err != nil {
+			t.Fatalf("cap %d: TrySend after a receive made room = %v", capacity, err)
+		}
+		if st := c.findCell(s).state.Load(); st != stBuffered {
+			t.Fatalf("cap %d: the TrySend left cell %d in state %s, want buffered", capacity, s, stateName(st))
+		}
+		for v := 1; v < capacity; v++ {
+			wantRecv(t, c, v)
+		}
+		wantRecv(t, c, 100)
 		if err := CheckInvariants(c); err != nil {
 			t.Fatalf("cap %d: %v", capacity, err)
 		}

@@ -45,15 +45,6 @@ func handRecv[T any](t *testing.T, c *Chan[T]) (uint64, *segment[T], T) {
 	return r, seg, v
 }
 
-// handSend takes the next send ticket by hand and runs its cell step in
-// mode m (sendStep).
-func handSend[T any](c *Chan[T], v T, m mode) (uint64, outcome) {
-	start := c.sendSeg.Load()
-	s := c.s.Add(1) - 1
-	seg := c.cellSeg(&c.sendSeg, start, s)
-	return s, c.sendStep(seg, s, v, m)
-}
-
 // counters reports whether holeFrom, B and settled are as given, and
 // reports them to t where they are not.
 func counters[T any](t *testing.T, c *Chan[T], what string, holeFrom, b, settled uint64) bool {
@@ -273,8 +264,9 @@ func implicitTraffic(t *testing.T, k int) {
 // TestHolesSwitchImplicitThenExplicit replays the switch at capacities 2
 // and segSize + 1. A receive takes ticket 0 and its value and pauses before
 // its expansion; a TrySend fills the buffer (room below R + capacity), and a
-// second TrySend finds no room: it switches the channel (R0 = 1, B = 1 +
-// capacity, settled = 1) and gives its cell up, a hole at R0 + capacity. The
+// send finds no room and parks; its context fires, and it switches the
+// channel (R0 = 1, B = 1 + capacity, settled = 1) and gives its cell up, a
+// hole at R0 + capacity. The
 // paused receive took its ticket before the switch and expands implicitly
 // (B and settled stay); the next receive expands explicitly, pays the hole
 // and takes another ticket (B = R0 + capacity + 2). At quiescence
@@ -285,10 +277,10 @@ func implicitTraffic(t *testing.T, k int) {
 // Breakages it was seen to catch: expandFor always implicit (the hole is
 // paid by the implicit fallback against B's first ticket, B ends one short:
 // ErrFull on a channel with room); expandFor always explicit (the paused
-// receive takes a ticket from B); holesOn dropped from sendCell's Try path
-// (the hole appears with holeFrom = noHoles); holesOn not storing settled
-// (the second TrySend's full verdict then waits forever for an expansion
-// that is never counted: a hang, reported by go test's -timeout).
+// receive takes a ticket from B); holesOn dropped from await (the hole
+// appears with holeFrom = noHoles); holesOn not storing settled (the last
+// TrySend's full verdict then waits forever for an expansion that is never
+// counted: a hang, reported by go test's -timeout).
 func TestHolesSwitchImplicitThenExplicit(t *testing.T) {
 	for _, k := range []int{2, segSize + 1} {
 		c := newCells[int](k)
@@ -307,16 +299,13 @@ func TestHolesSwitchImplicitThenExplicit(t *testing.T) {
 		if !noHolesYet(t, c, "before the switch") {
 			continue
 		}
-		s, out := handSend(c, k+1, modeTry)
-		if out != outNoWait {
-			t.Fatalf("cap %d: TrySend into a full buffer, outcome %d, want outNoWait", k, out)
-		}
+		s := cancelSend(t, c, k+1)
 		r0 := uint64(1) // receive A's ticket came first
 		if !counters(t, c, "after the switch", r0, r0+uint64(k), r0) {
 			continue
 		}
 		if st := c.findCell(s).state.Load(); s != r0+uint64(k) || st != stCancelledSend {
-			t.Fatalf("cap %d: the TrySend's cell %d is %s, want the hole at %d", k, s, stateName(st), r0+uint64(k))
+			t.Fatalf("cap %d: the cancelled send's cell %d is %s, want the hole at %d", k, s, stateName(st), r0+uint64(k))
 		}
 
 		c.expandFor(rA, segA, true) // implicit: ticket 0 < R0
@@ -352,7 +341,8 @@ func TestHolesSwitchImplicitThenExplicit(t *testing.T) {
 }
 
 // TestHolePaidByItsReceiverAfterSwitch replays a switch at R0 = 0 (capacity
-// 1): a TrySend into the full buffer switches and leaves a hole in cell 1.
+// 1): a send into the full buffer parks and its context fires: it switches
+// and leaves a hole in cell 1.
 // A receive then takes ticket 0, after the switch, so its expansion is
 // explicit and owed: a full verdict must wait for it (roomWait), not stand.
 // The hole's own receiver (ticket 1) comes first and pays the hole with an
@@ -364,15 +354,13 @@ func TestHolesSwitchImplicitThenExplicit(t *testing.T) {
 // receiver expands implicitly past S, B and settled are left behind, and a
 // later full verdict would wait forever); fullCheck's noHoles shortcut taken
 // regardless of holeFrom (a full verdict while an expansion is owed);
-// holesOn dropped from sendCell's Try path (no switch).
+// holesOn dropped from await (no switch).
 func TestHolePaidByItsReceiverAfterSwitch(t *testing.T) {
 	c := newCells[int](1)
 	if err := c.TrySend(0); err != nil {
 		t.Fatal(err)
 	}
-	if _, out := handSend(c, 1, modeTry); out != outNoWait {
-		t.Fatalf("TrySend into a full buffer, outcome %d, want outNoWait", out)
-	}
+	cancelSend(t, c, 1)
 	if !counters(t, c, "after the switch", 0, 1, 0) {
 		return
 	}
@@ -739,3 +727,48 @@ func together(ready *atomic.Int32, delay int) {
 
 // spinSink keeps together's spin from being optimized away.
 var spinSink atomic.Int64
+
+// TestTrySendRacesLeaveNoHoles runs two producers that drop a value when
+// the buffer is full (TrySend, yielding after a failure) against one
+// receiver, on buffered channels on cells. No send gives its cell up, so
+// the channel never switches to explicit expansions and keeps reusing its
+// segments. (When a TrySend took its ticket with a fetch-and-add, two that
+// saw one free slot both took one and the second gave its cell up: in
+// three runs at GOMAXPROCS 2 the one-slot channel had switched within its
+// first 170 values every time, the 64-slot one in two of the three.)
+func TestTrySendRacesLeaveNoHoles(t *testing.T) {
+	n := 200000
+	if testing.Short() {
+		n = 40000
+	}
+	for _, capacity := range []int{1, 64} {
+		c := newChan[int](capacity, false, 2)
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range n {
+					if c.TrySend(i) != nil {
+						runtime.Gosched()
+					}
+				}
+			}()
+		}
+		received := make(chan int)
+		go func() {
+			k := 0
+			for range c.All() {
+				k++
+			}
+			received <- k
+		}()
+		wg.Wait()
+		h, off := c.holeFrom.Load(), c.reuseOff.Load()
+		c.Close()
+		k := <-received
+		if h != noHoles || off {
+			t.Errorf("cap %d: after %d TrySends (%d received), holeFrom %d and reuse off %v: a TrySend gave its cell up", capacity, 2*n, k, h, off)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func (c *Chan[T]) send(done <-chan struct{}, v T, w *waiter) error {
 
 // trySend is TrySend: before each ticket it asks, without writing anything
 // shared, whether the channel is closed or full, so that a failing TrySend
-// costs a few loads; sendOp then takes one ticket.
+// costs a few loads; sendOp then claims one ticket with room.
 func (c *Chan[T]) trySend(v T) error {
 	if c.rb != nil {
 		return c.rb.trySendErr(v)
@@ -144,15 +144,31 @@ var sendErrs = [...]error{
 // channel: it takes send tickets until a cell step settles the send, and
 // parks a party in modePark that registered. For a select (modeSelect) it
 // returns outRegistered with the registration's cell in p.seg and p.i. A Try
-// send takes one ticket per call: trySend asks before each whether the
-// channel is full.
+// send on a buffered or rendezvous channel claims at most one ticket per
+// call, and only one with room (claimSends, as SendMany does): below the
+// buffer's end, or on a rendezvous channel below R, where a receive holds
+// the matching ticket. So a Try send never meets a full buffer in its cell
+// and never leaves a hole there; with a fetch-and-add, two sends that both
+// saw one free slot could both take tickets, and the second gave its cell
+// up: the channel's first hole, which ends its implicit expansions and the
+// reuse of its segments for good. With no such ticket, sendOp reports
+// outRestart and trySend looks at the counters again.
 func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 	if p.m == modeSelect {
 		c.holesOn() // the case may be withdrawn inside the buffer: a hole
 	}
 	for {
 		seg := c.sendSeg.Load()
-		t := c.s.Add(1) - 1
+		var t uint64
+		if p.m == modeTry && c.capacity >= 0 {
+			var k uint64
+			if t, k = c.claimSends(1); k == 0 {
+				return outRestart // full or closed at a load: trySend decides which
+			}
+			p.room = c.capacity > 0 // below B or R + capacity (a rendezvous channel has no buffer)
+		} else {
+			t = c.s.Add(1) - 1
+		}
 		sched.Point()
 		if t&closedBit != 0 {
 			return outClosed // the failed send takes effect at this ticket

@@ -141,6 +141,14 @@ var mutants = []Mutant{
 		What:    "waitsForSender: buffered-select receives give up a cell whose sender holds its ticket, and Try receives find no rule to wait by",
 	},
 	{
+		ID:      "try-send-any-ticket",
+		Rule:    ruleRoom,
+		File:    "ops.go",
+		Find:    "if t, k = c.claimSends(1); k == 0 {",
+		Replace: "if t, k = c.s.Add(1)-1, 1; k == 0 {",
+		What:    "sendOp: a Try send takes its ticket with a fetch-and-add, past the buffer's end when another send took the room it saw",
+	},
+	{
 		ID:      "try-recv-any-ticket",
 		Rule:    ruleTicketed,
 		File:    "ops.go",
@@ -360,14 +368,6 @@ var mutants = []Mutant{
 	},
 
 	// ===== Implicit expansion before the first hole =====
-	{
-		ID:      "holeson-off-try",
-		Rule:    ruleImplicit,
-		File:    "bounded.go",
-		Find:    "c.holesOn() // before the room check that may give the cell up\n\t\t\t\t\tswitch c.full(s) {",
-		Replace: "switch c.full(s) {",
-		What:    "sendCell: a Try send that finds no room gives its cell up without switching (a hole while expansions are implicit)",
-	},
 	{
 		ID:      "holeson-off-await",
 		Rule:    ruleImplicit,
