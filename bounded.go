@@ -77,7 +77,7 @@ import (
 //	8   S parks, EB, R                              nil → wS → buffered               (EB, or S's second look, moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
 //	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → (holePaid →) holeSeen
-//	11  S cannot wait (TrySend, done ctx), R        nil → cancelledSend               (rendezvous only)
+//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → (holePaid →) holeSeen  (see below)
 //
 // History 4 was a receive that cannot wait (TryRecv, a done context, a
 // select's try) giving its cell up. None does: such a receive takes a ticket
@@ -95,11 +95,15 @@ import (
 // registration. So a cell's state moves forward except for this one step,
 // which no sender can have seen.
 //
-// History 11 occurs on rendezvous channels only: on a buffered channel a
-// send that cannot wait takes only a ticket with room (claimSends), so its
-// cell is in the buffer and it never gives it up.
+// History 11 on a buffered channel comes only from Close: a send that
+// cannot wait takes only a ticket with room (claimSends), so its cell is in
+// the buffer, and it gives the cell up only when a Close that read a room
+// below its ticket took effect before the send reached its cell
+// (mayDeliver); that Close switched the channel to explicit expansions
+// first (holesOn). On a rendezvous channel it is the Try send whose ticketed
+// receiver had not registered in time.
 //
-// In 10 (buffered channels) the first of R and EB to reach the hole
+// In 10 and 11 (buffered channels) the first of R and EB to reach the hole
 // makes it good: EB by taking another ticket, moving it to holePaid; R by
 // running an expansion of its own, moving it straight to holeSeen. Both
 // then restart or finish as usual. R coming after EB moves holePaid on to
@@ -114,7 +118,8 @@ import (
 // Who moves a cell from each state:
 //
 //	nil            S: → buffered if the cell is in the buffer (s < B, or
-//	                  s < R + capacity) or its receiver has its ticket
+//	                  s < R + capacity) or, but for a Try send on a
+//	                  rendezvous channel, its receiver has its ticket
 //	                  (s < R), else → wS or cancelledSend
 //	               R: → wR
 //	               EB (explicit only): → inBuffer
@@ -190,8 +195,9 @@ import (
 // ===== Linearization points =====
 //
 // A send that delivers without parking takes effect at
-// the fetch-and-add (for a Try send or a batch, the compare-and-swap) that
-// gave it the ticket of its last attempt (an attempt
+// the fetch-and-add (for a batch, and a Try send on a buffered or
+// rendezvous channel, the compare-and-swap) that gave it the ticket of its
+// last attempt (an attempt
 // ends early only in a cell its receiver gave up, and then nobody saw it;
 // to keep it so, receivers obey the ticketed-sender rule, waitsForSender); a
 // send that parks takes effect at the claimer's transition to buffered or
@@ -610,8 +616,8 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 				// (roomSeen is roomFor's first test, here where it
 				// inlines; it stays 0 but for buffered channels. A Try send
 				// on a rendezvous channel hands off only to a
-				// registered receiver, below: one still on its way may be a
-				// TryRecv, and two non-blocking calls must not meet.)
+				// registered receiver, below: it succeeds only with a
+				// receive that waits.)
 				if !c.mayDeliver(s) {
 					if c.giveUp(seg, i, st, opSend) { // nil|inBuffer → cancelledSend: the send fails after Close
 						return outClosed
@@ -1255,8 +1261,8 @@ const (
 // holesOn is called by a send on a buffered channel before the room check
 // on which it may give its cell up: a parked send whose context fired, a
 // select's send case before it may register, and Close before it reads the
-// room. (A Try send never gives a buffered cell up: it takes only a ticket
-// with room.) From its return on, every receive ticket
+// room. (A Try send takes only a ticket with room, and gives its buffered
+// cell up only when Close fails it, after Close switched.) From its return on, every receive ticket
 // at or past R0 (R as read here) expands explicitly, with a ticket from B.
 //
 // Until then B is not used: with no hole anywhere, the buffer ends exactly

@@ -141,11 +141,14 @@ func (c *Chan[T]) sendParked(s uint64) bool {
 
 // TestTryRecvClaimsOnlyTicketedSenders replays a Try receive that lost a
 // race: it saw a value (R < S), then another receive took that value before
-// it took a ticket. On cells of every kind, it must take no ticket past S:
-// such a ticket's cell has no sender yet, and a receive that cannot wait
-// would give it up, sending that cell's sender to another ticket and
-// keeping the segment from reuse. It reports the channel empty, leaves R
-// and the cell alone, and the next send lands in that cell.
+// it took a ticket, so that its claim finds R = S. On cells of every kind,
+// it must take no ticket past S: such a ticket's cell has no sender yet,
+// and a receive that cannot wait would give it up, sending that cell's
+// sender to another ticket and keeping the segment from reuse. It reports
+// the channel empty, leaves R and the cell alone, and the next send lands
+// in that cell. After Close, sends that failed hold tickets past closeAt:
+// the claim takes none of them either, and TryRecv reports the channel
+// closed.
 func TestTryRecvClaimsOnlyTicketedSenders(t *testing.T) {
 	for _, capacity := range []int{0, 1, 64, Unbounded} {
 		c := newChan[int](capacity, false, 2)
@@ -184,6 +187,25 @@ func TestTryRecvClaimsOnlyTicketedSenders(t *testing.T) {
 		}
 		if err := CheckInvariants(c); err != nil {
 			t.Fatalf("cap %d: %v", capacity, err)
+		}
+	}
+	for _, capacity := range []int{0, 1, Unbounded} {
+		c := newChan[int](capacity, false, 2)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Send(1); err != ErrClosed { // a ticket at closeAt: S = closeAt + 1
+			t.Fatalf("cap %d: Send after Close = %v, want ErrClosed", capacity, err)
+		}
+		r := c.r.Load()
+		if _, out := c.recvOp(nil, &party[int]{m: modeTry}); out != outNoWait {
+			t.Fatalf("cap %d: Try receive on a closed, drained channel: outcome %d, want outNoWait", capacity, out)
+		}
+		if got := c.r.Load(); got != r {
+			t.Fatalf("cap %d: the Try receive moved R from %d to %d past closeAt %d", capacity, r, got, c.closeAt.Load())
+		}
+		if _, err := c.TryRecv(); err != ErrClosed {
+			t.Fatalf("cap %d: TryRecv on a closed, drained channel = %v, want ErrClosed", capacity, err)
 		}
 	}
 }

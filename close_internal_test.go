@@ -218,12 +218,16 @@ func TestFullVerdictInsideClose(t *testing.T) {
 	if err := c.TrySend(10); err != nil { // cell 2
 		t.Fatal(err)
 	}
-	// TrySend(7): its full check sees room, it takes ticket 3 and pauses.
+	// TrySend(7): its full check sees room, it claims ticket 3 (which has
+	// room) and pauses.
 	if v := c.fullCheck(c.s.Load()); v != roomYes {
 		t.Fatalf("TrySend(7)'s full check = %d, want room", v)
 	}
 	seg7 := c.sendSeg.Load()
-	t7 := c.s.Add(1) - 1
+	t7, k7 := c.claimSends(1)
+	if k7 != 1 || t7 != 3 {
+		t.Fatalf("TrySend(7) claimed %d tickets from %d, want ticket 3", k7, t7)
+	}
 
 	// Every full verdict in this window counts the paused send as buffered.
 	verdict := c.fullCheck(c.s.Load())
@@ -234,8 +238,8 @@ func TestFullVerdictInsideClose(t *testing.T) {
 	if err := c.finishClose(end); err != nil { // Close takes effect
 		t.Fatal(err)
 	}
-	seg := c.cellSeg(&c.sendSeg, seg7, t7) // TrySend(7) resumes
-	out7 := c.sendStep(seg, t7, 7, modeTry)
+	seg := c.cellSeg(&c.sendSeg, seg7, t7) // TrySend(7) resumes, as sendOp goes on after its claim
+	out7 := c.sendCell(seg, int(t7&segMask), t7, 7, &party[int]{m: modeTry, room: true})
 	err99 := <-res99
 	var got []int
 	for {

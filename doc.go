@@ -134,8 +134,8 @@
 // (the first send that may give up its cell: a send whose context fired
 // while it waited, a select's send case, Close; a TrySend takes a ticket
 // only when it has room, and a TryRecv only when its sender holds one, so
-// neither gives a cell up), after which buffer expansions act on cells of
-// tickets they do not hold; from then on its segments go to the
+// neither gives a cell up for want of room or of a value), after which
+// buffer expansions act on cells of tickets they do not hold; from then on its segments go to the
 // garbage collector, one per 256 messages (about 19 bytes a message for a
 // Chan[int]). Waiters come from a pool or, through a Handle, are kept by
 // the Handle. A bounded ring allocates its slots at New and nothing

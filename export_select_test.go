@@ -27,7 +27,10 @@ func GiveUpRecvCells[T any](c *Chan[T], n int) {
 		panic("GiveUpRecvCells: a buffered channel's receives owe expansions")
 	}
 	for range n {
-		for !giveUpRecvCell(c) {
+		for try := 0; !giveUpRecvCell(c); try++ {
+			if try == 1000 {
+				panic("GiveUpRecvCells: every ticket fell in a removed segment")
+			}
 		}
 	}
 }

@@ -147,12 +147,13 @@ var sendErrs = [...]error{
 // send on a buffered or rendezvous channel claims at most one ticket per
 // call, and only one with room (claimSends, as SendMany does): below the
 // buffer's end, or on a rendezvous channel below R, where a receive holds
-// the matching ticket. So a Try send never meets a full buffer in its cell
-// and never leaves a hole there; with a fetch-and-add, two sends that both
-// saw one free slot could both take tickets, and the second gave its cell
-// up: the channel's first hole, which ends its implicit expansions and the
-// reuse of its segments for good. With no such ticket, sendOp reports
-// outRestart and trySend looks at the counters again.
+// the matching ticket. So a Try send never meets a full buffer in its cell,
+// and leaves a hole there only when a Close fails it (mayDeliver); with a
+// fetch-and-add, two sends that both saw one free slot could both take
+// tickets, and the second gave its cell up: the channel's first hole, which
+// ends its implicit expansions and the reuse of its segments for good. With
+// no such ticket, sendOp reports outRestart and trySend looks at the
+// counters again.
 func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 	if p.m == modeSelect {
 		c.holesOn() // the case may be withdrawn inside the buffer: a hole
@@ -189,10 +190,10 @@ func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 		} else {
 			if c.capacity > 0 {
 				// sendCell's common case first, where it inlines
-				// (bufferInto): an empty cell with room by inBuffer or
-				// roomSeen.
+				// (bufferInto): an empty cell with room by inBuffer, by
+				// the Try send's claim (p.room) or by roomSeen.
 				cl := seg.cell(i)
-				if st := cl.state.Load(); (st == stInBuffer || st == nil && t < c.roomSeen.Load()) && c.s.Load()&closedBit == 0 && bufferInto(cl, st, v) {
+				if st := cl.state.Load(); (st == stInBuffer || st == nil && (p.room || t < c.roomSeen.Load())) && c.s.Load()&closedBit == 0 && bufferInto(cl, st, v) {
 					return outOK
 				}
 			}

@@ -57,6 +57,12 @@ func cancelSend[T any](t *testing.T, c *Chan[T], v T) uint64 {
 		if cl := c.findCell(s); cl != nil && parked(cl.state.Load()) {
 			break
 		}
+		select {
+		case err := <-sent:
+			cancel()
+			t.Fatalf("cap %d: the send of ticket %d returned %v before it parked (the buffer was not full)", c.capacity, s, err)
+		default:
+		}
 		runtime.Gosched()
 	}
 	cancel()
@@ -402,10 +408,14 @@ func TestSenderPastRoomRestartsParkedReceiver(t *testing.T) {
 	}
 }
 
-// TestTicketedSenderWaitEndsAtCloseAt replays a TryRecv that waits for the
+// TestTicketedSenderWaitEndsAtCloseAt replays a receive that waits for the
 // sender of its cell (the ticketed-sender rule) while a Close is between
 // its OR and its store of closeAt: the ticket it waits on was taken after
-// the OR, by a send that fails without writing its cell. Once Close stores
+// the OR, by a send that fails without writing its cell. (A TryRecv no
+// longer takes such a ticket: its claim waits for closeAt and stays below
+// it. A receive that takes its ticket with a fetch-and-add and waits, such
+// as a select's receive case on a buffered or unbounded channel, still
+// can; the step is run here in Try mode, which waits the same way.) Once Close stores
 // closeAt, that ticket is at or past it, and the wait must end
 // (awaitSender): the receive finds the channel closed. (On code that keeps
 // waiting this test hangs.)
