@@ -180,7 +180,14 @@ func (st *ringStore[T]) init(n int) {
 // operations are often claimed before they block; on 16 cores, from 4 Ps
 // on, it was 1.7x-2.8x native without work, and 0.57x-0.64x with work
 // where the cells reached 0.38x-0.58x (bench/results: ring-2core-591c3c1,
-// sweep-16core-b9cd63c, sweep-16core-fa05220).
+// sweep-16core-b9cd63c, sweep-16core-fa05220). Measured again at
+// GOMAXPROCS 2 once the ring's parking had improved
+// (tried-zen5-2core-10263b0): the ring took P producers and P consumers
+// on one slot to 0.42x native (cells 1.04x-1.10x), on 64 slots to
+// 0.56x-0.61x (1.19x-1.29x) and the select loop to 0.61x-0.72x
+// (1.50x-1.82x), but every row with 1000 goroutines to 0.85x-1.86x
+// (0.38x-1.06x), whose parked operations contend for the queues'
+// sync.Mutex, and 1024 slots without work to 1.32x-1.42x.
 var ringMaxProcs = 1
 
 // ringMaxProcsUnbounded is the largest GOMAXPROCS at which New gives an
