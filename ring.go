@@ -549,6 +549,11 @@ func (rb *ringBuf[T]) pass(values int, freed bool) {
 }
 
 func (rb *ringBuf[T]) trySendErr(v T) error {
+	// As sendFast: with no sender parked, a plain receive parked on an empty
+	// ring takes the value directly (handDirect).
+	if rb.handRecv && rb.recvq.n.Load() != 0 && rb.sendq.n.Load() == 0 && rb.handDirect(v) {
+		return nil
+	}
 	switch rb.trySend(v) {
 	case ringOK:
 		rb.afterSend()

@@ -326,34 +326,44 @@ type recvResult struct {
 	err error
 }
 
-// TestRingHandsDirectOnlyWhenEmpty checks that a send hands its value
-// straight to a parked receive only while the ring is empty: with a value
-// published and not yet passed on (a send between its publish and its
-// pass), the parked receive must get that value, and the later send's
-// value must stay in the ring behind it.
+// TestRingHandsDirectOnlyWhenEmpty checks that a send (Send or TrySend)
+// hands its value straight to a parked receive only while the ring is
+// empty: with a value published and not yet passed on (a send between its
+// publish and its pass), the parked receive must get that value, and the
+// later send's value must stay in the ring behind it.
 func TestRingHandsDirectOnlyWhenEmpty(t *testing.T) {
 	for _, capacity := range []int{2, 4, Unbounded} {
-		onOneP(t, func() {
-			c := newRing[int](capacity)
-			defer c.Close() // lets the receive go if a check below fails
-			got := startRecv(c)
-			if r := c.rb.trySend(1); r != ringOK { // published; the receive not served yet
-				t.Fatalf("cap %d: trySend = %d", capacity, r)
-			}
-			if err := c.Send(2); err != nil {
-				t.Fatal(err)
-			}
-			if r := <-got; r.v != 1 || r.err != nil {
-				t.Fatalf("cap %d: the parked receive returned %d, %v; want 1, nil: a later send overtook the value in the ring", capacity, r.v, r.err)
-			}
-			if v, err := c.TryRecv(); v != 2 || err != nil {
-				t.Fatalf("cap %d: TryRecv = %d, %v; want 2, nil", capacity, v, err)
-			}
-			if err := CheckInvariants(c); err != nil {
-				t.Error(err)
-			}
-		})
+		for _, try := range []bool{false, true} {
+			ringHandsDirectOnlyWhenEmpty(t, capacity, try)
+		}
 	}
+}
+
+func ringHandsDirectOnlyWhenEmpty(t *testing.T, capacity int, try bool) {
+	onOneP(t, func() {
+		c := newRing[int](capacity)
+		defer c.Close() // lets the receive go if a check below fails
+		got := startRecv(c)
+		if r := c.rb.trySend(1); r != ringOK { // published; the receive not served yet
+			t.Fatalf("cap %d: trySend = %d", capacity, r)
+		}
+		send := c.Send
+		if try {
+			send = c.TrySend
+		}
+		if err := send(2); err != nil {
+			t.Fatal(err)
+		}
+		if r := <-got; r.v != 1 || r.err != nil {
+			t.Fatalf("cap %d, TrySend %v: the parked receive returned %d, %v; want 1, nil: a later send overtook the value in the ring", capacity, try, r.v, r.err)
+		}
+		if v, err := c.TryRecv(); v != 2 || err != nil {
+			t.Fatalf("cap %d, TrySend %v: TryRecv = %d, %v; want 2, nil", capacity, try, v, err)
+		}
+		if err := CheckInvariants(c); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // TestRingHandsDirectNotPastParkedSender checks that a send that starts
