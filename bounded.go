@@ -233,7 +233,7 @@ import (
 //
 // Each rule the transitions obey is stated and implemented once:
 //
-//   - Room (roomFor, fullCheck, full): a send has room below B, below R, or
+//   - Room (roomFor, fullCheck): a send has room below B, below R, or
 //     below R + capacity, or below roomSeen, an end of one of these that a
 //     send saw before; a full verdict waits for owed expansions. A send that
 //     cannot wait takes only a ticket with room (claimSends; on a rendezvous
@@ -405,11 +405,12 @@ func (c *Chan[T]) roomFor(s uint64) bool {
 	return true
 }
 
-// full reports whether the send with ticket s finds no room (roomNo), and
-// (for a buffered channel) no buffer expansion is under way or owed, so that
-// the buffer was full at the load of B; or room after all (roomYes); or no
-// room while a Close is under way (roomClosing, returned once Close has
-// taken effect: the send then fails as closed).
+// Full verdicts (fullCheck, and trySend around it): a send with ticket s
+// finds no room (roomNo) when, for a buffered channel, no buffer expansion
+// is under way or owed either, so that the buffer was full at the load of
+// B; or room after all (roomYes); or no room while a Close is under way
+// (roomClosing: the verdict waits until Close has taken effect, and the
+// send fails as closed).
 //
 // While an expansion is owed, B lags behind the true end of the buffer: a
 // receive has taken effect, or an expansion has taken a ticket that turned
@@ -418,26 +419,14 @@ func (c *Chan[T]) roomFor(s uint64) bool {
 // receive ticket owes one expansion, except one that met a hole an
 // expansion had made good already; settled counts those tickets and the
 // expansions that have finished, so an expansion is owed while R >
-// settled. full then waits, yielding: for running receives only, since a
-// receive expands before it parks.
+// settled. The verdict (roomWait) then waits, yielding, and asks again: for
+// running receives only, since a receive expands before it parks.
 //
 // The loads go settled, B, R. If the tickets settled by the first load
 // cover every receive ticket at the last, no expansion ran between the two
 // loads (each would belong to one of those tickets, settled before it
 // ran): B stood still at the end the finished expansions had made, and s
 // was past it.
-func (c *Chan[T]) full(s uint64) room {
-	for {
-		switch v := c.fullCheck(s); v {
-		case roomYes, roomNo:
-			return v
-		case roomClosing:
-			c.awaitClosed()
-			return roomClosing
-		}
-		runtime.Gosched()
-	}
-}
 
 // room is fullCheck's verdict.
 type room uint8
@@ -1277,8 +1266,8 @@ const (
 // r + capacity < R0 + capacity. (Close's doomed sends are past the room
 // Close read after its own holesOn, and a select's send case is past the R
 // it read before registering.) So implicit expansions never extend B, and
-// counting them as settled at the switch keeps full's rule: an expansion is
-// owed exactly while R > settled.
+// counting them as settled at the switch keeps the full verdicts' rule:
+// an expansion is owed exactly while R > settled.
 func (c *Chan[T]) holesOn() {
 	if c.capacity <= 0 {
 		return
@@ -1451,7 +1440,7 @@ func (c *Chan[T]) seekLinked(start *segment[T], id uint64) (*segment[T], uint64)
 
 // expand runs one buffer expansion (seed 000's expandBuffer): it makes the
 // next cell past the buffer part of it, restarting while that cell belongs
-// to a sender that gave up, and counts itself in settled when done (full).
+// to a sender that gave up, and counts itself in settled when done (fullCheck).
 func (c *Chan[T]) expand() {
 	if c.capacity <= 0 {
 		return
@@ -1539,7 +1528,7 @@ func (c *Chan[T]) expandAt(seg *segment[T], b uint64) (*segment[T], bool) {
 }
 
 // settle counts a receive ticket that owes no expansion: its cell was a hole
-// that an expansion had already made good (full).
+// that an expansion had already made good (fullCheck).
 func (c *Chan[T]) settle() {
 	if c.capacity > 0 {
 		c.settled.Add(1)
