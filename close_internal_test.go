@@ -232,8 +232,15 @@ func TestFullVerdictInsideClose(t *testing.T) {
 	// Every full verdict in this window counts the paused send as buffered.
 	verdict := c.fullCheck(c.s.Load())
 	_, ready := (&sendCase[int]{c: c}).snapshot(nil)
-	res99 := make(chan error)
+	res99 := make(chan error, 1)
 	go func() { res99 <- c.TrySend(99) }()
+	// TrySend(99) finds no room while Close is under way: it may report
+	// neither full nor closed before Close takes effect.
+	yieldWhile(func() bool { return len(res99) == 0 })
+	if len(res99) != 0 {
+		t.Errorf("TrySend(99) returned %v before Close took effect", <-res99)
+		res99 <- ErrClosed // for the checks below
+	}
 
 	if err := c.finishClose(end); err != nil { // Close takes effect
 		t.Fatal(err)

@@ -83,10 +83,10 @@ var mutants = []Mutant{
 	{
 		ID:      "full-closing-no-await",
 		Rule:    ruleRoom,
-		File:    "bounded.go",
-		Find:    "case roomClosing:\n\t\t\tc.awaitClosed()\n\t\t\treturn roomClosing",
-		Replace: "case roomClosing:\n\t\t\treturn roomClosing",
-		What:    "full: a send that met no room while a Close is under way fails as closed before Close takes effect",
+		File:    "ops.go",
+		Find:    "case roomClosing:\n\t\t\t\tc.awaitClosed()\n\t\t\t\treturn ErrClosed",
+		Replace: "case roomClosing:\n\t\t\t\treturn ErrClosed",
+		What:    "trySend: a TrySend that met no room while a Close is under way fails as closed before Close takes effect",
 	},
 
 	// ===== One expansion per receive ticket =====
@@ -228,8 +228,8 @@ var mutants = []Mutant{
 		ID:      "sendop-inline-skips-closed",
 		Rule:    ruleClose,
 		File:    "ops.go",
-		Find:    "t < c.roomSeen.Load()) && c.s.Load()&closedBit == 0 && bufferInto(cl, st, v)",
-		Replace: "t < c.roomSeen.Load()) && bufferInto(cl, st, v)",
+		Find:    "t < c.roomSeen.Load())) && c.s.Load()&closedBit == 0 && bufferInto(cl, st, v)",
+		Replace: "t < c.roomSeen.Load())) && bufferInto(cl, st, v)",
 		What:    "sendOp: the inline common case delivers after Close without asking mayDeliver",
 	},
 	{
