@@ -77,7 +77,7 @@ import (
 //	8   S parks, EB, R                              nil → wS → buffered               (EB, or S's second look, moves the value into the buffer)
 //	9   S parks, R                                  nil → wS → taken                  (R takes it before EB came)
 //	10  S parks and gives up (ctx, Close), R, EB    nil → wS → cancelledSend → (holePaid →) holeSeen
-//	11  S cannot wait (TrySend, done ctx), R, EB    nil → cancelledSend → (holePaid →) holeSeen  (see below)
+//	11  S cannot wait (TrySend, done ctx), X, R, EB nil → cancelledSend → (holePaid →) holeSeen  (see below)
 //
 // History 4 was a receive that cannot wait (TryRecv, a done context, a
 // select's try) giving its cell up. None does: such a receive takes a ticket
@@ -95,13 +95,12 @@ import (
 // registration. So a cell's state moves forward except for this one step,
 // which no sender can have seen.
 //
-// History 11 on a buffered channel comes only from Close: a send that
-// cannot wait takes only a ticket with room (claimSends), so its cell is in
-// the buffer, and it gives the cell up only when a Close that read a room
-// below its ticket took effect before the send reached its cell
-// (mayDeliver); that Close switched the channel to explicit expansions
-// first (holesOn). On a rendezvous channel it is the Try send whose ticketed
-// receiver had not registered in time.
+// History 11 comes only from Close: a send that cannot wait takes only a
+// ticket with room (claimSends: in the buffer, or on a rendezvous channel
+// one whose receive holds its ticket), and gives its cell up only when a
+// Close that read a room below its ticket took effect before the send
+// reached its cell (mayDeliver); on a buffered channel that Close switched
+// it to explicit expansions first (holesOn).
 //
 // In 10 and 11 (buffered channels) the first of R and EB to reach the hole
 // makes it good: EB by taking another ticket, moving it to holePaid; R by
@@ -118,9 +117,8 @@ import (
 // Who moves a cell from each state:
 //
 //	nil            S: → buffered if the cell is in the buffer (s < B, or
-//	                  s < R + capacity) or, but for a Try send on a
-//	                  rendezvous channel, its receiver has its ticket
-//	                  (s < R), else → wS or cancelledSend
+//	                  s < R + capacity) or its receiver has its ticket
+//	                  (s < R), else → wS or (after Close) cancelledSend
 //	               R: → wR
 //	               EB (explicit only): → inBuffer
 //	inBuffer       S: → buffered;  R: → wR
@@ -601,12 +599,14 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 		sched.Point()
 		switch {
 		case st == nil || st == stInBuffer:
-			if st == stInBuffer || p.room || s < c.roomSeen.Load() || (c.roomFor(s) && (p.m != modeTry || c.capacity > 0)) {
+			if st == stInBuffer || p.room || s < c.roomSeen.Load() || c.roomFor(s) {
 				// (roomSeen is roomFor's first test, here where it
-				// inlines; it stays 0 but for buffered channels. A Try send
-				// on a rendezvous channel hands off only to a
-				// registered receiver, below: it succeeds only with a
-				// receive that waits.)
+				// inlines; it stays 0 but for buffered channels. On a
+				// rendezvous channel the room is a receive holding the
+				// cell's ticket: it takes the value when it comes. A Try
+				// send claims only such a ticket, so its receive is never
+				// a TryRecv: each claims a ticket only once the other side
+				// holds the matching one, and the two never meet.)
 				if !c.mayDeliver(s) {
 					if c.giveUp(seg, i, st, opSend) { // nil|inBuffer → cancelledSend: the send fails after Close
 						return outClosed
@@ -620,23 +620,9 @@ func (c *Chan[T]) sendCell(seg *segment[T], i int, s uint64, v T, p *party[T]) o
 			}
 			switch p.m {
 			case modeTry:
-				if c.capacity > 0 {
-					// A Try send's ticket has room (claimSends, p.room):
-					// the case above took it.
-					panic("chans: a Try send without room")
-				}
-				// Rendezvous: the cell's receiver holds its ticket (below R:
-				// claimSends) and may be about to register; give it a
-				// moment, then give up the cell. (It is never a TryRecv:
-				// each claims a ticket only once the other side holds the
-				// matching one, so the two never meet in a cell.)
-				if spinLoads(cl, st, spinPark) {
-					continue
-				}
-				if c.giveUp(seg, i, nil, opSend) { // nil → cancelledSend (history 11)
-					return outNoWait
-				}
-				continue
+				// A Try send's ticket has room (claimSends, p.room): the
+				// case above took it.
+				panic("chans: a Try send without room")
 			case modePark:
 				if !spun {
 					spun = true

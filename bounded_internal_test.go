@@ -264,3 +264,33 @@ func TestTrySendClaimsOnlyTicketsWithRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestTrySendMeetsArrivingReceive replays, on a rendezvous channel on
+// cells, a Recv that has taken its ticket and not yet reached its cell when
+// a TrySend comes. The receive is under way and will take whatever its cell
+// holds, so the TrySend delivers, as a Send would, into the cell, rather
+// than give the cell up after a moment (which sent the receive to another
+// ticket and kept the segment from reuse); the receive then returns the
+// value.
+func TestTrySendMeetsArrivingReceive(t *testing.T) {
+	c := newChan[int](0, false, 2)
+	seg := c.recvSeg.Load()
+	r := c.r.Add(1) - 1 // the Recv's ticket; it pauses before its cell
+	if err := c.TrySend(5); err != nil {
+		t.Fatalf("TrySend with a receive under way = %v, want nil", err)
+	}
+	if st := seg.cell(int(r & segMask)).state.Load(); st != stBuffered {
+		t.Fatalf("cell %d after the TrySend: %s, want buffered", r, stateName(st))
+	}
+	v, out := c.recvCell(seg, int(r&segMask), r, &party[int]{m: modePark}) // the Recv resumes
+	if out != outOK || v != 5 {
+		t.Fatalf("the receive under way: %d, outcome %d; want 5, outOK", v, out)
+	}
+	c.doneWith(seg.cell(int(r & segMask)))
+	if err := c.TrySend(6); err != ErrFull {
+		t.Fatalf("TrySend with no receive = %v, want ErrFull", err)
+	}
+	if err := CheckInvariants(c); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -220,7 +220,8 @@ func (c *Chan[T]) SendContext(ctx context.Context, v T) error {
 }
 
 // TrySend sends v only if that needs no waiting: it returns ErrFull if the
-// buffer is full and (for a rendezvous channel) no receiver waits, ErrClosed if
+// buffer is full and (for a rendezvous channel) no receive is waiting or
+// under way, ErrClosed if
 // the channel is closed (even if it is also full), and nil once v is
 // delivered. It never fails spuriously: ErrFull means that the channel was
 // full at one instant during the call.

@@ -147,8 +147,9 @@ var sendErrs = [...]error{
 // send on a buffered or rendezvous channel claims at most one ticket per
 // call, and only one with room (claimSends, as SendMany does): below the
 // buffer's end, or on a rendezvous channel below R, where a receive holds
-// the matching ticket. So a Try send never meets a full buffer in its cell,
-// and leaves a hole there only when a Close fails it (mayDeliver); with a
+// the matching ticket and will take the value, registered or not, as from
+// a plain send. So a Try send never meets a full buffer in its cell, and
+// gives it up only when a Close fails it (mayDeliver); with a
 // fetch-and-add, two sends that both saw one free slot could both take
 // tickets, and the second gave its cell up: the channel's first hole, which
 // ends its implicit expansions and the reuse of its segments for good. With
@@ -166,7 +167,7 @@ func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {
 			if t, k = c.claimSends(1); k == 0 {
 				return outRestart // full or closed at a load: trySend decides which
 			}
-			p.room = c.capacity > 0 // below B or R + capacity (a rendezvous channel has no buffer)
+			p.room = c.capacity > 0 // below B or R + capacity (on a rendezvous channel, below R: roomFor)
 		} else {
 			t = c.s.Add(1) - 1
 		}

@@ -149,6 +149,14 @@ var mutants = []Mutant{
 		What:    "sendOp: a Try send takes its ticket with a fetch-and-add, past the buffer's end when another send took the room it saw",
 	},
 	{
+		ID:      "try-send-rendezvous-no-room",
+		Rule:    ruleRoom,
+		File:    "bounded.go",
+		Find:    "p.room || s < c.roomSeen.Load() || c.roomFor(s) {",
+		Replace: "p.room || s < c.roomSeen.Load() || (c.roomFor(s) && (p.m != modeTry || c.capacity > 0)) {",
+		What:    "sendCell: a Try send on a rendezvous channel does not count the receive holding its ticket as room, and finds no rule to go by",
+	},
+	{
 		ID:      "try-recv-any-ticket",
 		Rule:    ruleTicketed,
 		File:    "ops.go",
