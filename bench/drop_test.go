@@ -9,8 +9,9 @@ import (
 
 // BenchmarkTrySendDrop: P producers offer values with TrySend, drop those
 // that find the buffer full and then yield the processor (telemetry,
-// sampling, load shedding); P consumers receive. One op is one offer,
-// delivered or dropped; delivered/op is the share delivered. On the segmented array two TrySends that
+// sampling, load shedding; on a rendezvous channel, handing work to an
+// idle worker or doing it elsewhere); P consumers receive. One op is one
+// offer, delivered or dropped; delivered/op is the share delivered. On the segmented array two TrySends that
 // saw one free slot once both took a slot, and the second gave its slot up:
 // the channel's first hole, after which it allocated about 19 B per
 // message for good.
@@ -18,7 +19,7 @@ import (
 //	go test ./bench -run '^$' -bench '^BenchmarkTrySendDrop$' -count 10 -cpu 1,2 > drop.txt
 //	go run golang.org/x/perf/cmd/benchstat -col /impl drop.txt
 func BenchmarkTrySendDrop(b *testing.B) {
-	for _, c := range []int{1, 64} {
+	for _, c := range []int{0, 1, 64} {
 		runImpls(b, "", sub("/cap=%d/g=P", c), chanImpls, func(b *testing.B, im Impl) {
 			trySendDrop(b, im, c)
 		})
