@@ -461,39 +461,54 @@ func TestRingHandsDirectNotToSelect(t *testing.T) {
 // TestRingYieldsBeforeParking checks that a send or receive that registers
 // on a ring made at GOMAXPROCS 1 lets the goroutines runnable on its P run
 // before it blocks: on one P, this goroutine runs again only when the
-// other yields or blocks, and it must find the registration's owner not
+// other yields or blocks, and it should find the registration's owner not
 // yet blocked, so that serving it needs no wake-up through the scheduler.
+// Without the yield the owner blocks first every time. With it, another
+// runnable goroutine (a collector worker, a timer) can now and then run
+// between the two and let the owner block first, so the test runs twenty
+// rounds and asks that the owner was found awake in at least one: it once
+// failed on a single round under the race detector in CI.
 func TestRingYieldsBeforeParking(t *testing.T) {
+	const rounds = 20
+	sendsAwake, recvsAwake := 0, 0
 	onOneP(t, func() {
-		// A send on a full slot.
-		c, sent, s := sendOnFullSlot(t, 1, 2)
-		if st := s.sleep.state.Load(); st != sleepAwake {
-			t.Errorf("a send registered on a full ring blocked (sleep = %d) before this goroutine ran", st)
-		}
-		if v, _ := c.Recv(); v != 1 {
-			t.Fatalf("Recv = %d, want 1", v)
-		}
-		if err := <-sent; err != nil {
-			t.Fatal(err)
-		}
-		if v, _ := c.Recv(); v != 2 {
-			t.Fatalf("Recv = %d, want 2", v)
-		}
+		for range rounds {
+			// A send on a full slot.
+			c, sent, s := sendOnFullSlot(t, 1, 2)
+			if s.sleep.state.Load() == sleepAwake {
+				sendsAwake++
+			}
+			if v, _ := c.Recv(); v != 1 {
+				t.Fatalf("Recv = %d, want 1", v)
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := c.Recv(); v != 2 {
+				t.Fatalf("Recv = %d, want 2", v)
+			}
 
-		// A receive on an empty ring.
-		got := make(chan int, 1)
-		go func() { v, _ := c.Recv(); got <- v }()
-		r := awaitQueued(&c.rb.recvq.mu, &c.rb.recvq.ws)
-		if st := r.sleep.state.Load(); st != sleepAwake {
-			t.Errorf("a receive registered on an empty ring blocked (sleep = %d) before this goroutine ran", st)
-		}
-		if err := c.Send(3); err != nil {
-			t.Fatal(err)
-		}
-		if v := <-got; v != 3 {
-			t.Fatalf("the receive got %d, want 3", v)
+			// A receive on an empty ring.
+			got := make(chan int, 1)
+			go func() { v, _ := c.Recv(); got <- v }()
+			r := awaitQueued(&c.rb.recvq.mu, &c.rb.recvq.ws)
+			if r.sleep.state.Load() == sleepAwake {
+				recvsAwake++
+			}
+			if err := c.Send(3); err != nil {
+				t.Fatal(err)
+			}
+			if v := <-got; v != 3 {
+				t.Fatalf("the receive got %d, want 3", v)
+			}
 		}
 	})
+	if sendsAwake == 0 {
+		t.Errorf("in %d rounds, a send registered on a full ring blocked every time before this goroutine ran", rounds)
+	}
+	if recvsAwake == 0 {
+		t.Errorf("in %d rounds, a receive registered on an empty ring blocked every time before this goroutine ran", rounds)
+	}
 }
 
 // sendOnFullSlot makes a one-slot ring holding first and starts a Send of
