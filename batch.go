@@ -487,11 +487,7 @@ const spinRun = 4096
 func (c *Chan[T]) claimRecvs(want uint64) (uint64, uint64) {
 	for {
 		r := c.r.Load()
-		sw := c.s.Load()
-		s := sw & counterMask
-		if sw&closedBit != 0 {
-			s = min(s, c.closedAt())
-		}
+		s := c.recvEnd(c.s.Load())
 		if r >= s {
 			return 0, 0
 		}
@@ -500,6 +496,17 @@ func (c *Chan[T]) claimRecvs(want uint64) (uint64, uint64) {
 			return r, k
 		}
 	}
+}
+
+// recvEnd is the end of the receive tickets whose senders hold theirs, for
+// sw, a load of S: S, and once closed no further than closeAt (waiting for
+// Close to store it).
+func (c *Chan[T]) recvEnd(sw uint64) uint64 {
+	s := sw & counterMask
+	if sw&closedBit != 0 {
+		s = min(s, c.closedAt())
+	}
+	return s
 }
 
 // mustCtx returns ctx, panicking if it is nil, as the other Context methods do.

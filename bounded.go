@@ -311,6 +311,9 @@ type party[T any] struct {
 
 	j int32 // modeSelect: the case's index
 	m mode
+	// lookR and lookS (modeTry receives): R, then S, as the receive's look
+	// loaded them; its claim starts from them (recvOp).
+	lookR, lookS uint64
 	// room says that the send's ticket had room when it was claimed (a send
 	// batch claims only such tickets, claimSends); room only grows, so the
 	// cell step need not ask roomFor again.

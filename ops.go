@@ -274,7 +274,7 @@ func (c *Chan[T]) tryRecvAt(r, sw uint64) (T, error) {
 			return zero, ErrClosed
 		}
 		// outNoWait or outRestart: look at the counters again.
-		p := party[T]{m: modeTry} // here, so that the failing path above does not clear it
+		p := party[T]{m: modeTry, lookR: r, lookS: sw} // here, so that the failing path above does not clear it
 		if v, out := c.recvOp(nil, &p); out != outNoWait && out != outRestart {
 			return v, recvErr(out)
 		}
@@ -301,8 +301,10 @@ var recvErrs = [...]error{
 // runs each ticket's buffer expansion, and parks a party in modePark that
 // registered. For a select (modeSelect) it returns outRegistered, with the
 // registration's cell in p.seg and p.i. A Try receive claims at most one
-// ticket per call, and only one whose sender holds its ticket (claimRecvs,
-// as a batch does): it then waits for that sender (waitsForSender), so it
+// ticket per call, and only one whose sender holds its ticket (below
+// recvEnd, as a batch claims): one compare-and-swap of R from the R and S
+// its look loaded (p.lookR, p.lookS), which it does not load again. It
+// then waits for that sender (waitsForSender), so it
 // never gives a cell up. With a fetch-and-add, two receives that both saw
 // a value could both take tickets, and the one past S gave its cell up:
 // that cell's sender took another ticket, and the segment could no longer
@@ -320,9 +322,8 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 		seg := c.recvSeg.Load()
 		var t uint64
 		if p.m == modeTry {
-			var k uint64
-			if t, k = c.claimRecvs(1); k == 0 {
-				return zero, outNoWait // R ≥ S (or closeAt) at a load: tryRecvAt decides which
+			if t = p.lookR; t >= c.recvEnd(p.lookS) || !c.r.CompareAndSwap(t, t+1) {
+				return zero, outNoWait // no such ticket at the look, or R moved since: tryRecvAt looks again
 			}
 		} else {
 			t = c.r.Add(1) - 1

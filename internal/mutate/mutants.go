@@ -160,8 +160,8 @@ var mutants = []Mutant{
 		ID:      "try-recv-any-ticket",
 		Rule:    ruleTicketed,
 		File:    "ops.go",
-		Find:    "if t, k = c.claimRecvs(1); k == 0 {",
-		Replace: "if t, k = c.r.Add(1)-1, 1; k == 0 {",
+		Find:    "if t = p.lookR; t >= c.recvEnd(p.lookS) || !c.r.CompareAndSwap(t, t+1) {",
+		Replace: "if t = c.r.Add(1) - 1; false {",
 		What:    "recvOp: a Try receive takes its ticket with a fetch-and-add, past S when another receive took the value it saw",
 	},
 	{
