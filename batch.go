@@ -376,7 +376,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 				}
 				pend.n++
 			default:
-				expansions++ // explicit: no segment is reused any more (holesOn)
+				expansions++ // explicit (holesOn): expandAt holds the segment it expands in
 				c.doneWith(cl)
 			}
 		case outHole: // after the first hole, so explicit (holesOn)

@@ -1267,11 +1267,6 @@ func (c *Chan[T]) holesOn() {
 			return // on already
 		}
 		c.plainCap.Store(0) // before holeFrom moves: plainlyFull stops at once
-		// No segment is reused from here on (segment.go, "Reuse"):
-		// explicit expansions act on cells of tickets they do not hold.
-		// They start at R + capacity, read below, past every cell of a
-		// segment retired by now.
-		c.reuseOff.Store(true)
 		if h == noHoles && c.holeFrom.CompareAndSwap(noHoles, holesSwitching) {
 			// Receivers that load holeFrom from here on wait for the store
 			// below, so those whose tickets are at or past r see it.
@@ -1509,11 +1504,26 @@ func (c *Chan[T]) expandAt(seg *segment[T], b uint64) (*segment[T], bool) {
 		if seg, sid = c.findAndMove(&c.bufSeg, seg, id); sid != id {
 			// Segment removed: in a buffered channel only cells given up
 			// by receivers count towards removal, and expansion is done
-			// for those.
+			// for those. Or retired: see below.
 			return seg, true
 		}
 	}
-	return seg, c.expandCell(seg, int(b&segMask))
+	// Cell b is not this expansion's receive's own: its sender may have
+	// found room below R + capacity and its receiver taken the value, so
+	// that every cell of the segment is final, the segment retired and
+	// reused, with a cell of a later life where b's was. So hold the
+	// segment in b's life before looking at the cell (segment.go,
+	// "Reuse"). A hold fails only once the segment is retired, or
+	// removable (every cell given up); then every cell is final, and cell
+	// b is consumed, holeSeen (its receiver made the hole good) or
+	// cancelledRecv, where this expansion would have nothing to do.
+	sched.Point() // every party may finish with the segment here, and reclaim reuse it
+	if !seg.hold(id) {
+		return seg, true
+	}
+	done := c.expandCell(seg, int(b&segMask))
+	seg.release()
+	return seg, done
 }
 
 // settle counts a receive ticket that owes no expansion: its cell was a hole

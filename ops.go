@@ -152,7 +152,7 @@ var sendErrs = [...]error{
 // gives it up only when a Close fails it (mayDeliver); with a
 // fetch-and-add, two sends that both saw one free slot could both take
 // tickets, and the second gave its cell up: the channel's first hole, which
-// ends its implicit expansions and the reuse of its segments for good. With
+// ends its implicit expansions for good. With
 // no such ticket, sendOp reports outRestart and trySend looks at the
 // counters again.
 func (c *Chan[T]) sendOp(done <-chan struct{}, v T, p *party[T]) outcome {

@@ -503,8 +503,7 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 // ===== Reuse =====
 //
 // A channel reuses the segments that every party is done with, until its
-// first removal (remove sets reuseOff) and, if it is buffered, its first
-// hole (holesOn sets reuseOff).
+// first removal (remove sets reuseOff).
 //
 // A buffered channel's expansions act on cells other than their own: the
 // receive of ticket r expands cell r + capacity. Before the first hole
@@ -515,10 +514,16 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 // retired first (in list order). While a receive's cell is not final its
 // expansion needs no hold: the segment of r + capacity cannot be retired
 // before r's (expandImplicit, and its copy in recvOp). After the first
-// hole, expansions are explicit (B): a receive takes an expansion ticket
-// that need not be its own cell's plus the capacity, so reuse ends there;
-// explicit tickets start at R + capacity at the switch, past every cell of
-// a segment retired by then.
+// hole, expansions are explicit (B): a receive takes an expansion ticket b
+// that need not be its own cell's plus the capacity, and may lie before
+// it; cell b's sender may have found room below R + capacity, and its
+// receiver taken the value, before the expansion comes. So an explicit
+// expansion holds b's segment in b's life before it looks at the cell
+// (expandAt); a hold fails only on a segment retired or removable, whose
+// cells are all final, where the expansion has nothing to do (consumed,
+// holeSeen, cancelledRecv). Its walk there checks its hops (findSeg), and
+// its quick looks (nothingToExpand) read only ids and next pointers, whose
+// values from a later life lead only to a longer walk.
 //
 // Terminal cells: every receive that gets a value writes consumed in its
 // cell as its last action on it (after reading elem); a cell given up
