@@ -1306,7 +1306,11 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T], pinned bool) {
 		c.expandImplicit(r+uint64(c.capacity), own, pinned)
 		return
 	}
-	c.expand()
+	if pinned {
+		c.expand(r >> segShift)
+	} else {
+		c.expand(noPin)
+	}
 }
 
 // expandImplicit is the implicit expansion of cell b = r + capacity for
@@ -1425,7 +1429,10 @@ func (c *Chan[T]) seekLinked(start *segment[T], id uint64) (*segment[T], uint64)
 // expand runs one buffer expansion (seed 000's expandBuffer): it makes the
 // next cell past the buffer part of it, restarting while that cell belongs
 // to a sender that gave up, and counts itself in settled when done (fullCheck).
-func (c *Chan[T]) expand() {
+// pin is the id of the segment of the caller's own cell while that cell is
+// not final, which keeps that segment and every later one from being
+// retired (noPin if none): expandAt holds only a segment before it.
+func (c *Chan[T]) expand(pin uint64) {
 	if c.capacity <= 0 {
 		return
 	}
@@ -1435,7 +1442,7 @@ func (c *Chan[T]) expand() {
 		sched.Point()
 		done := c.nothingToExpand(seg, b)
 		if !done {
-			_, done = c.expandAt(seg, b)
+			_, done = c.expandAt(seg, b, pin)
 		}
 		if done {
 			c.settled.Add(1) // after the cell's transition: full reads this first
@@ -1474,21 +1481,25 @@ func (c *Chan[T]) expandN(k uint64) {
 	var redo uint64
 	for j := range k {
 		var done bool
-		if seg, done = c.expandAt(seg, b+j); !done {
+		if seg, done = c.expandAt(seg, b+j, noPin); !done {
 			redo++
 		}
 	}
 	c.settled.Add(k - redo)
 	for ; redo > 0; redo-- {
-		c.expand()
+		c.expand(noPin)
 	}
 }
+
+// noPin is expand's and expandAt's pin where the caller's own cell is final
+// (or, for a batch, its cells are): nothing keeps b's segment from retiring.
+const noPin = ^uint64(0)
 
 // expandAt is one expansion with ticket b, from seg (read from bufSeg before
 // the ticket was taken). It returns the segment its walk reached, for the
 // next expansion of a batch, and reports false where cell b was a hole that
-// the expansion makes good by taking another ticket.
-func (c *Chan[T]) expandAt(seg *segment[T], b uint64) (*segment[T], bool) {
+// the expansion makes good by taking another ticket. pin is as for expand.
+func (c *Chan[T]) expandAt(seg *segment[T], b uint64, pin uint64) (*segment[T], bool) {
 	id := b >> segShift
 	if b >= c.s.Load()&counterMask {
 		// The sender of cell b has no ticket yet; it will find b < B.
@@ -1511,12 +1522,17 @@ func (c *Chan[T]) expandAt(seg *segment[T], b uint64) (*segment[T], bool) {
 	// Cell b is not this expansion's receive's own: its sender may have
 	// found room below R + capacity and its receiver taken the value, so
 	// that every cell of the segment is final, the segment retired and
-	// reused, with a cell of a later life where b's was. So hold the
-	// segment in b's life before looking at the cell (segment.go,
+	// reused, with a cell of a later life where b's was. The receive's own
+	// cell, while not final, keeps its segment (pin) and every later one
+	// from retiring: segments are retired in list order. Before pin, hold
+	// the segment in b's life before looking at the cell (segment.go,
 	// "Reuse"). A hold fails only once the segment is retired, or
 	// removable (every cell given up); then every cell is final, and cell
 	// b is consumed, holeSeen (its receiver made the hole good) or
 	// cancelledRecv, where this expansion would have nothing to do.
+	if id >= pin {
+		return seg, c.expandCell(seg, int(b&segMask))
+	}
 	sched.Point() // every party may finish with the segment here, and reclaim reuse it
 	if !seg.hold(id) {
 		return seg, true

@@ -46,7 +46,7 @@ func TestFullWaitsForExpansionPastHole(t *testing.T) {
 	if c.expandCell(seg, int(b&segMask)) {
 		t.Fatal("the expansion took the hole for a buffer cell")
 	}
-	c.expand()
+	c.expand(noPin)
 	if v := c.fullCheck(next); v != roomYes {
 		t.Fatalf("send %d after the expansion: verdict %d, want room", next, v)
 	}

@@ -374,7 +374,7 @@ func TestReuseExplicitExpansionHoldsItsSegment(t *testing.T) {
 			wantRecv(t, c, i)
 		}
 	})
-	c.expand()
+	c.expand(noPin)
 	sched.SetHook(nil)
 	if armed.Load() {
 		t.Fatal("the hook did not run: expandAt has no scheduling point before it looks at the cell")

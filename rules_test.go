@@ -47,7 +47,7 @@ func awaitBlocked[T any](cl *cell[T]) *waiter {
 // 10: nil → wS → cancelledSend, after await switches the channel to
 // explicit expansions). The buffer must be full and stay so, and nothing
 // else may send meanwhile. It returns the ticket.
-func cancelSend[T any](t *testing.T, c *Chan[T], v T) uint64 {
+func cancelSend[T any](t testing.TB, c *Chan[T], v T) uint64 {
 	t.Helper()
 	s := c.s.Load() & counterMask
 	ctx, cancel := context.WithCancel(context.Background())
