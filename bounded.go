@@ -1295,9 +1295,11 @@ func (c *Chan[T]) implicitBelow() uint64 {
 
 // expandFor runs the buffer expansion owed by receive ticket r, whose cell
 // lies in own: implicit before the first hole (holesOn), else explicit.
-// pinned says that the receive's cell is not final yet (it has not stored
-// consumed, or its registration is there), which keeps own and the
-// segments after it from being retired (expandImplicit).
+// pinned says that the receive's cell holds the value it took and is not
+// final yet (the receive stores consumed after this call, and nobody else
+// writes the cell), which keeps own and the segments after it from being
+// retired (expandImplicit, expandAt). A registration does not pin: Close,
+// or a claimer whose select went with another case, may cancel it.
 func (c *Chan[T]) expandFor(r uint64, own *segment[T], pinned bool) {
 	if c.capacity <= 0 {
 		return
@@ -1323,11 +1325,11 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T], pinned bool) {
 // sender parked in b): a change to this look changes that copy too.
 //
 // Segments are reused (segment.go, "Reuse"), and b's segment is not the
-// segment of this receive's own cell. While that cell is not final
-// (pinned), b's segment cannot be retired: segments are retired in list
-// order, and b comes after r. Otherwise (a receive that gave its cell up
-// expands after) the expansion holds b's segment in its life before it
-// looks at cell b. Where the bufSeg root does not name b's segment, a
+// segment of this receive's own cell. While that cell holds the value the
+// receive took (pinned), b's segment cannot be retired: segments are
+// retired in list order, and b comes after r. Otherwise (a receive that
+// gave its cell up, or registered there, expands after) the expansion
+// holds b's segment in its life before it looks at cell b. Where the bufSeg root does not name b's segment, a
 // checked walk from own finds it (seekLinked, which holds it) and the root
 // is moved along, or it would keep every segment since the buffer was last
 // full alive; implicit expansions run in no particular order, so the root

@@ -391,7 +391,11 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 			}
 			continue
 		}
-		c.expandFor(t, seg, out == outRegistered) // outNoWait, outRegistered, outHole: a cell given up is final
+		// outNoWait, outHole: a cell given up is final. outRegistered: a
+		// registration pins nothing either, since Close, or a claimer
+		// finding its select gone with another case, may cancel it at any
+		// moment (cancelledRecv, final).
+		c.expandFor(t, seg, false)
 		switch out {
 		case outHole:
 			if p.m == modeTry {
