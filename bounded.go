@@ -1377,6 +1377,7 @@ func (c *Chan[T]) expandImplicit(b uint64, own *segment[T], pinned bool) {
 	}
 	i := int(b & segMask)
 	st := seg.cell(i).state.Load()
+	notPoison(st)
 	sched.Point()
 	if isWaiter(st) && st.op == opSend && c.claimSender(seg, i, st, stBuffered) { // wS → resuming → buffered: the parked send takes effect
 		st.wakeUp(resOK)
@@ -1580,6 +1581,7 @@ func (c *Chan[T]) expandCell(seg *segment[T], i int) bool {
 	cl := seg.cell(i)
 	for {
 		st := cl.state.Load()
+		notPoison(st)
 		sched.Point()
 		switch {
 		case st == nil:

@@ -326,10 +326,11 @@ func TestReuseSteadyAfterHoles(t *testing.T) {
 // publishes it again as the tail. The expansion must leave the cell of the
 // segment's new life alone: marked inBuffer, it would let the send of a
 // ticket past the buffer's end store a value without room. The expansion
-// is the one a receive owes after it gave its cell up (a hole's receiver):
-// its own cell, final, keeps no segment from retiring. (Broken once, on
-// purpose, by dropping the hold in expandAt: "cell 1 of the segment's new
-// life: inBuffer".)
+// stands for one a receive owes after it gave its cell up (a hole's
+// receiver), whose own cell, final, keeps no segment from retiring; the
+// test calls it directly, and takes its ticket back at the end. (Broken
+// once, on purpose, by dropping the hold in expandAt: "cell 1 of the
+// segment's new life: inBuffer"; mutant reuse-explicit-no-hold.)
 func TestReuseExplicitExpansionHoldsItsSegment(t *testing.T) {
 	if !sched.Enabled {
 		t.Skip("needs the chans_perturb build (sched.SetHook)")
@@ -350,6 +351,7 @@ func TestReuseExplicitExpansionHoldsItsSegment(t *testing.T) {
 	seg0 := c.cursor.Load() // segment 0, the only one
 	var armed, reused atomic.Bool
 	armed.Store(true)
+	t.Cleanup(func() { sched.SetHook(nil) }) // also if the hook fails the test: perturbation resumes
 	sched.SetHook(func() {
 		if !inFunc("expandAt") || !armed.CompareAndSwap(true, false) {
 			return
@@ -384,6 +386,13 @@ func TestReuseExplicitExpansionHoldsItsSegment(t *testing.T) {
 	}
 	if st := seg0.cell(1).state.Load(); st != nil {
 		t.Fatalf("cell 1 of the segment's new life: %s; want nil: the expansion of ticket 1 acted on it", stateName(st))
+	}
+	// The staged expansion is one no receive owes: take its ticket back out
+	// of B and settled, and the counts agree with the cells again.
+	c.b.Add(^uint64(0))
+	c.settled.Add(^uint64(0))
+	if err := CheckInvariants(c); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -102,8 +102,8 @@ var mutants = []Mutant{
 		ID:      "hole-no-expand",
 		Rule:    ruleExpansion,
 		File:    "ops.go",
-		Find:    "c.expandFor(t, seg, out == outRegistered) // outNoWait, outRegistered, outHole: a cell given up is final",
-		Replace: "if out != outHole {\n\t\t\tc.expandFor(t, seg, out == outRegistered)\n\t\t}",
+		Find:    "\t\tc.expandFor(t, seg, false)\n",
+		Replace: "\t\tif out != outHole {\n\t\t\tc.expandFor(t, seg, false)\n\t\t}\n",
 		What:    "recvOp: a receive that made a hole good skips its expansion (the hole is never paid)",
 	},
 	{
@@ -127,7 +127,7 @@ var mutants = []Mutant{
 		Rule:    ruleExpansion,
 		File:    "ops.go",
 		Find:    "case outClosed:\n\t\t\treturn zero, out",
-		Replace: "case outClosed:\n\t\t\tc.expand()\n\t\t\treturn zero, out",
+		Replace: "case outClosed:\n\t\t\tc.expand(noPin)\n\t\t\treturn zero, out",
 		What:    "recvOp: a receive that finds the channel closed in its cell runs an expansion it does not owe",
 	},
 
@@ -786,6 +786,22 @@ var mutants = []Mutant{
 		Find:    "} else if sid > r>>segShift {",
 		Replace: "} else if false {",
 		What:    "countValues: a receive root reused at the tail since R was read starts the count past R's segment",
+	},
+	{
+		ID:      "reuse-explicit-no-hold",
+		Rule:    ruleReuse,
+		File:    "bounded.go",
+		Find:    "\tif id >= pin {\n",
+		Replace: "\tif true {\n",
+		What:    "expandAt: an explicit expansion acts on cell b without holding its segment, which may have been retired and reused",
+	},
+	{
+		ID:      "reuse-registration-pins",
+		Rule:    ruleReuse,
+		File:    "ops.go",
+		Find:    "\t	c.expandFor(t, seg, false)\n",
+		Replace: "\t	c.expandFor(t, seg, out == outRegistered)\n",
+		What:    "recvOp: a registration counts as pinning its segment, although Close or a select's claimer may cancel it during the expansion",
 	},
 	// ===== The ring's hand-off and the sleeper =====
 	{
