@@ -130,14 +130,16 @@
 // stack the channel holds through a weak pointer, for the next such stall
 // (the garbage collector frees it). So steady traffic allocates nothing
 // there. A channel's first removal (a segment all of whose cells were
-// given up) ends its reuse, and so does a buffered channel's first hole
-// (the first send that may give up its cell: a send whose context fired
-// while it waited, a select's send case, Close; a TrySend takes a ticket
-// only when it has room, and a TryRecv only when its sender holds one, so
-// neither gives a cell up for want of room or of a value), after which
-// buffer expansions act on cells of tickets they do not hold; from then on its segments go to the
-// garbage collector, one per 256 messages (about 19 bytes a message for a
-// Chan[int]). Waiters come from a pool or, through a Handle, are kept by
+// given up) ends its reuse; from then on its segments go to the garbage
+// collector, one per 256 messages (about 19 bytes a message for a
+// Chan[int]). A buffered channel's first hole (the first send that may
+// give up its cell: a send whose context fired while it waited, a
+// select's send case, Close) does not: the buffer expansions that follow,
+// which act on cells of tickets they do not hold, hold the segment of the
+// cell first. A segment with a cell given up is left to the collector.
+// A TrySend takes a ticket only when it has room, and a TryRecv only when
+// its sender holds one, so neither gives a cell up for want of room or of
+// a value. Waiters come from a pool or, through a Handle, are kept by
 // the Handle. A bounded ring allocates its slots at New and nothing
 // after; an unbounded ring allocates a ring when its queue outgrows the
 // ones it has, and nothing in steady state, even while the queue keeps

@@ -396,6 +396,108 @@ func TestReuseExplicitExpansionHoldsItsSegment(t *testing.T) {
 	}
 }
 
+// TestReuseRegistrationDoesNotPin stages the expansion a select's receive
+// case owes once it has registered, on a buffered channel after its first
+// hole (explicit expansions), while the cell's sender finds the select
+// still registering and cancels the registration (a select must not be
+// committed by others while it registers: the case registers again). The
+// receive's cell is then final, and no longer keeps later segments from
+// retiring: the expansion must hold the segment of the cell it expands.
+// Here that cell, b, is in the next segment; its sender arrives while the
+// expansion is stopped after its look at the cell, finds room, its value
+// is received, and traffic goes on until the segment could be published
+// again at the tail. An expansion that took the registration for a pin
+// acts on the cell of the segment's new life: inBuffer there would let a
+// send past the buffer's end store a value without room. (Mutant
+// reuse-registration-pins: "cell 1 of segment 1's new life: inBuffer".)
+func TestReuseRegistrationDoesNotPin(t *testing.T) {
+	if !sched.Enabled {
+		t.Skip("needs the chans_perturb build (sched.SetHook)")
+	}
+	c := newCells[int](2)
+	d := newCells[int](1) // the select's other case
+	c.holesOn()           // explicit expansions from R = 0 on: B = 2
+	k := uint64(segSize - 1)
+	for i := range int(k) { // the select's ticket will be k, the last cell of segment 0
+		c.Send(i)
+		wantRecv(t, c, i)
+	}
+
+	// stage 1: the select's expansion has taken its ticket b = k + 2 (cell
+	// 1 of segment 1) from B. stage 2: it has loaded cell b's state.
+	var stage atomic.Int32
+	paused, resume := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { sched.SetHook(nil) })
+	sched.SetHook(func() {
+		switch st := stage.Load(); {
+		case st == 1 && inFunc("expand") && stage.CompareAndSwap(1, 0):
+		case st == 2 && inFunc("expandCell") && stage.CompareAndSwap(2, 0):
+		default:
+			return
+		}
+		paused <- struct{}{}
+		<-resume
+	})
+	stage.Store(1)
+	chose := make(chan int, 1)
+	go func() { chose <- Select(OnRecv(c, nil), OnRecv(d, nil)) }()
+	<-paused
+	if r := c.r.Load(); r != k+1 {
+		t.Fatalf("R = %d with the select stopped in its expansion; want %d", r, k+1)
+	}
+
+	// The senders of tickets k, k+1 and b = k+2 take their tickets. That of
+	// k finds the select registering in its cell, and cancels the
+	// registration; that of k+1 stores its value; that of b waits.
+	if s := c.s.Add(3) - 3; s != k {
+		t.Fatalf("send ticket %d; want %d", s, k)
+	}
+	seg0 := c.cellSeg(&c.sendSeg, c.sendSeg.Load(), k)
+	if out := c.sendStep(seg0, k, -1, modePark); out != outRestart {
+		t.Fatalf("the send of ticket %d into the registering select's cell: outcome %d; want outRestart", k, out)
+	}
+	if st := seg0.cell(int(k & segMask)).state.Load(); st != stCancelledRecv {
+		t.Fatalf("cell %d after its sender met the registering select: %s; want cancelledRecv", k, stateName(st))
+	}
+	seg1 := c.cellSeg(&c.sendSeg, seg0, k+1)
+	if out := c.sendStep(seg1, k+1, int(k+1), modePark); out != outOK {
+		t.Fatalf("the send of ticket %d: outcome %d; want outOK", k+1, out)
+	}
+	stage.Store(2)
+	resume <- struct{}{}
+	<-paused
+
+	// Cell b's sender finds room below B, both values are received, and
+	// traffic goes on until segment 1 is published again, with nothing
+	// sent into its cell 1 yet, or for eight segments' worth if it is held.
+	b := k + 2
+	if out := c.sendStep(seg1, b, int(b), modePark); out != outOK {
+		t.Fatalf("the send of ticket %d: outcome %d; want outOK", b, out)
+	}
+	wantRecv(t, c, int(k+1))
+	wantRecv(t, c, int(b))
+	reused := false
+	for i := 0; i < 8*segSize && !reused; i++ {
+		c.Send(i)
+		id := seg1.id.Load()
+		reused = id != 1 && id != retiredID
+		wantRecv(t, c, i)
+	}
+	if err := d.Send(1); err != nil { // the select takes this once it looks again
+		t.Fatal(err)
+	}
+	resume <- struct{}{}
+	if j := <-chose; j != 1 {
+		t.Fatalf("the select chose case %d; want 1 (c is empty)", j)
+	}
+	if st := seg1.cell(int(b & segMask)).state.Load(); reused && st != nil {
+		t.Fatalf("cell %d of segment 1's new life: %s; want nil: the expansion of ticket %d acted on it", b&segMask, stateName(st), b)
+	}
+	if err := CheckInvariants(c); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // inFunc reports whether a function whose name ends in "."+name is on the
 // caller's stack, a few frames up (a sched hook's filter).
 func inFunc(name string) bool {

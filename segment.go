@@ -521,9 +521,16 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 // expansion holds b's segment in b's life before it looks at the cell
 // (expandAt); a hold fails only on a segment retired or removable, whose
 // cells are all final, where the expansion has nothing to do (consumed,
-// holeSeen, cancelledRecv). Its walk there checks its hops (findSeg), and
-// its quick looks (nothingToExpand) read only ids and next pointers, whose
-// values from a later life lead only to a longer walk.
+// holeSeen, cancelledRecv). Its walk there checks its hops (findSeg); its
+// quick looks (nothingToExpand) read only ids and next pointers; and the
+// walk that moves the buffer root along where cell b's sender has no
+// ticket yet (advanceBufSeg) moves it only through moveForward, which
+// holds its target in the life whose id it read. Values from a later life
+// lead those only to a longer walk, or to a root that is further on than
+// it need be. Only a receive whose own cell holds the value it took, not
+// yet consumed, keeps its segment and the later ones from retiring, and
+// skips the hold there (pin); a registration may be cancelled by others
+// at any moment, and pins nothing.
 //
 // Terminal cells: every receive that gets a value writes consumed in its
 // cell as its last action on it (after reading elem); a cell given up
