@@ -112,9 +112,9 @@ type segment[T any] struct {
 	// every operation loads id (cellSeg), and expansions load next. When
 	// they shared a line with counts and sendRegs, which holds, root moves
 	// and send registrations write, and with the first cells, producers and
-	// consumers at GOMAXPROCS 2 took 1.14x native's time per message on 64
-	// slots, against 0.99x apart, and 1.08x against 0.73x on a rendezvous
-	// channel (bench/results/holes-zen5-2core-1e8d81e).
+	// consumers at GOMAXPROCS 2 took 1.31x native's time per message on 64
+	// slots, against 1.07x apart (faster in 11 of 12 paired rounds), and
+	// 0.90x against 0.73x on 1024 slots (bench/results/holes-zen5-2core-1e8d81e).
 
 	// id is the index of the segment in the infinite array, for one life
 	// of the segment: retiredID from its retirement (reclaim) until grow has
