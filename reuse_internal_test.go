@@ -218,103 +218,77 @@ func TestReuseCursorSegAfterReuse(t *testing.T) {
 
 // TestReuseSteadyBuffered is TestReuseSteadyUnbounded for a buffered channel
 // on cells: values sent and received one at a time by one goroutine, and in
-// runs that fill the buffer (up to 64 values) and empty it. Until its first
-// hole a buffered channel reuses its segments too: each receive marks its
-// cell done with after its buffer expansion. (Broken once by leaving the
-// buffered channels out of reclaim: 64 objects.) The segments a run frees
-// wait on the spare list for the next run's grows: in its slots, and in its
-// overflow stack where the run spans more segments than the slots hold (with
-// two-cell segments, runs of 64 allocated 59 objects before the list had
-// the overflow).
+// runs that fill the buffer (up to 64 values) and empty it. Each receive
+// marks its cell done with after its buffer expansion. (Broken once by
+// leaving the buffered channels out of reclaim: 64 objects.) The segments a
+// run frees wait on the spare list for the next run's grows: in its slots,
+// and in its overflow stack where the run spans more segments than the
+// slots hold (with two-cell segments, runs of 64 allocated 59 objects before
+// the list had the overflow).
+//
+// With hole set, the same after the channel's first hole: a send parked on
+// the full buffer is cancelled, which switches the channel to explicit
+// expansions (holesOn). Segments are still reused after that. (Before
+// explicit expansions held the segment they expand in, the switch ended
+// reuse for good, and every later message cost 19 bytes of segment on
+// 256-cell segments: "runs of 1 after a hole: 16384 values allocated 64
+// objects".)
 func TestReuseSteadyBuffered(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector allocates")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as in TestReuseAcrossStalls
-	for _, run := range []int{1, 64} {
-		c := newChan[int](64, false, 2)
-		for i := 0; i < 4*segSize; i++ { // warm up: the list reaches its steady length
-			c.Send(i)
-			c.Recv()
-		}
-		for i := 0; i < run; i++ { // and the spares, the depth of a run
-			c.Send(i)
-		}
-		for i := 0; i < run; i++ {
-			c.Recv()
-		}
-		n := max(64*segSize, 16*run)
-		before := mallocs()
-		for i := 0; i < n; i += run {
-			for j := 0; j < run; j++ {
-				c.Send(i + j)
-			}
-			for j := 0; j < run; j++ {
-				if v, ok := c.Recv(); !ok || v != i+j {
-					t.Fatalf("Recv = %d, %v; want %d, true", v, ok, i+j)
+	for _, hole := range []bool{false, true} {
+		for _, run := range []int{1, 64} {
+			c := newCells[int](64)
+			recv := func(want int) {
+				if v, ok := c.Recv(); !ok || v != want {
+					t.Fatalf("Recv = %d, %v; want %d, true", v, ok, want)
 				}
 			}
-		}
-		if got := mallocs() - before; got >= uint64(n/segSize/8) {
-			t.Fatalf("runs of %d: %d values through a buffered channel allocated %d objects; want fewer than %d (segments are reused)", run, n, got, n/segSize/8)
-		}
-		if c.reuseOff.Load() {
-			t.Fatalf("runs of %d: reuse ended on a channel that never had a hole", run)
-		}
-	}
-}
-
-// TestReuseSteadyAfterHoles is TestReuseSteadyBuffered after the channel's
-// first hole: a send parked on the full buffer is cancelled, which switches
-// the channel to explicit expansions (holesOn). Segments are still reused
-// after that: steady traffic allocates nothing. (Before explicit expansions
-// held the segment they expand in, the switch ended reuse for good, and
-// every later message cost 19 bytes of segment on 256-cell segments.)
-func TestReuseSteadyAfterHoles(t *testing.T) {
-	if raceOn {
-		t.Skip("the race detector allocates")
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as in TestReuseAcrossStalls
-	for _, run := range []int{1, 64} {
-		c := newCells[int](64)
-		for i := 0; i < 64; i++ {
-			c.Send(i)
-		}
-		cancelSend(t, c, -1) // ticket 64: the channel's first hole
-		if c.holeFrom.Load() == noHoles {
-			t.Fatal("a cancelled send left a hole, but the channel did not switch to explicit expansions")
-		}
-		for i := 0; i < 64; i++ {
-			wantRecv(t, c, i)
-		}
-		for i := 0; i < 4*segSize; i++ { // warm up: the list reaches its steady length
-			c.Send(i)
-			wantRecv(t, c, i)
-		}
-		for i := 0; i < run; i++ { // and the spares, the depth of a run
-			c.Send(i)
-		}
-		for i := 0; i < run; i++ {
-			wantRecv(t, c, i)
-		}
-		n := max(64*segSize, 16*run)
-		before := mallocs()
-		for i := 0; i < n; i += run {
-			for j := 0; j < run; j++ {
-				c.Send(i + j)
+			what := "without a hole"
+			if hole {
+				what = "after a hole"
+				for i := 0; i < 64; i++ {
+					c.Send(i)
+				}
+				cancelSend(t, c, -1) // ticket 64: the channel's first hole
+				if c.holeFrom.Load() == noHoles {
+					t.Fatal("a cancelled send left a hole, but the channel did not switch to explicit expansions")
+				}
+				for i := 0; i < 64; i++ {
+					recv(i)
+				}
 			}
-			for j := 0; j < run; j++ {
-				wantRecv(t, c, i+j)
+			for i := 0; i < 4*segSize; i++ { // warm up: the list reaches its steady length
+				c.Send(i)
+				recv(i)
 			}
-		}
-		if got := mallocs() - before; got >= uint64(n/segSize/8) {
-			t.Fatalf("runs of %d after a hole: %d values allocated %d objects; want fewer than %d (segments are reused)", run, n, got, n/segSize/8)
-		}
-		if c.reuseOff.Load() {
-			t.Fatalf("runs of %d: reuse ended at the channel's first hole", run)
-		}
-		if err := CheckInvariants(c); err != nil {
-			t.Fatal(err)
+			for i := 0; i < run; i++ { // and the spares, the depth of a run
+				c.Send(i)
+			}
+			for i := 0; i < run; i++ {
+				recv(i)
+			}
+			n := max(64*segSize, 16*run)
+			before := mallocs()
+			for i := 0; i < n; i += run {
+				for j := 0; j < run; j++ {
+					c.Send(i + j)
+				}
+				for j := 0; j < run; j++ {
+					recv(i + j)
+				}
+			}
+			if got := mallocs() - before; got >= uint64(n/segSize/8) {
+				t.Fatalf("runs of %d %s: %d values allocated %d objects; want fewer than %d (segments are reused)", run, what, n, got, n/segSize/8)
+			}
+			if c.reuseOff.Load() {
+				t.Fatalf("runs of %d %s: reuse ended", run, what)
+			}
+			if err := CheckInvariants(c); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -788,6 +788,14 @@ var mutants = []Mutant{
 		What:    "countValues: a receive root reused at the tail since R was read starts the count past R's segment",
 	},
 	{
+		ID:      "reuse-off-at-hole",
+		Rule:    ruleReuse,
+		File:    "bounded.go",
+		Find:    "\t\tc.plainCap.Store(0) // before holeFrom moves: plainlyFull stops at once\n",
+		Replace: "\t\tc.plainCap.Store(0) // before holeFrom moves: plainlyFull stops at once\n\t\tc.reuseOff.Store(true)\n",
+		What:    "holesOn: a buffered channel's first hole ends segment reuse for good (about 19 B per message from then on)",
+	},
+	{
 		ID:      "reuse-explicit-no-hold",
 		Rule:    ruleReuse,
 		File:    "bounded.go",
