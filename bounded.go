@@ -1432,9 +1432,11 @@ func (c *Chan[T]) seekLinked(start *segment[T], id uint64) (*segment[T], uint64)
 // expand runs one buffer expansion (seed 000's expandBuffer): it makes the
 // next cell past the buffer part of it, restarting while that cell belongs
 // to a sender that gave up, and counts itself in settled when done (fullCheck).
-// pin is the id of the segment of the caller's own cell while that cell is
-// not final, which keeps that segment and every later one from being
-// retired (noPin if none): expandAt holds only a segment before it.
+// pin is the id of the segment of the caller's own cell while that cell
+// holds the value the receive took, not yet consumed, which keeps that
+// segment and every later one from being retired (noPin otherwise, and for
+// a registration, which others may cancel): expandAt holds only a segment
+// before it.
 func (c *Chan[T]) expand(pin uint64) {
 	if c.capacity <= 0 {
 		return
@@ -1522,12 +1524,13 @@ func (c *Chan[T]) expandAt(seg *segment[T], b uint64, pin uint64) (*segment[T], 
 			return seg, true
 		}
 	}
-	// Cell b is not this expansion's receive's own: its sender may have
-	// found room below R + capacity and its receiver taken the value, so
-	// that every cell of the segment is final, the segment retired and
-	// reused, with a cell of a later life where b's was. The receive's own
-	// cell, while not final, keeps its segment (pin) and every later one
-	// from retiring: segments are retired in list order. Before pin, hold
+	// Cell b is not, as a rule, this expansion's receive's own: its sender
+	// may have found room below R + capacity and its receiver taken the
+	// value, so that every cell of the segment is final, the segment
+	// retired and reused, with a cell of a later life where b's was. The
+	// receive's own cell, while it holds the value taken, keeps its segment
+	// (pin) and every later one from retiring: segments are retired in list
+	// order. Before pin, hold
 	// the segment in b's life before looking at the cell (segment.go,
 	// "Reuse"). A hold fails only once the segment is retired, or
 	// removable (every cell given up); then every cell is final, and cell

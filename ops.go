@@ -364,7 +364,9 @@ func (c *Chan[T]) recvOp(done <-chan struct{}, p *party[T]) (T, outcome) {
 					} else if bs.sendRegs.Load() != 0 {
 						// A send has registered in b's segment: look at
 						// b's cell (no count: skip it, see "Buffer end").
-						if st := bs.cell(int(b & segMask)).state.Load(); isWaiter(st) && st.op == opSend {
+						st := bs.cell(int(b & segMask)).state.Load()
+						notPoison(st)
+						if isWaiter(st) && st.op == opSend {
 							c.expandFor(t, seg, true)
 						}
 					}

@@ -112,9 +112,11 @@ type segment[T any] struct {
 	// every operation loads id (cellSeg), and expansions load next. When
 	// they shared a line with counts and sendRegs, which holds, root moves
 	// and send registrations write, and with the first cells, producers and
-	// consumers at GOMAXPROCS 2 took 1.31x native's time per message on 64
-	// slots, against 1.07x apart (faster in 11 of 12 paired rounds), and
-	// 0.90x against 0.73x on 1024 slots (bench/results/holes-zen5-2core-1e8d81e).
+	// consumers at GOMAXPROCS 2, on far cores of the 2-core VM, took 1.31x
+	// native's time per message on 64 slots, against 1.07x apart (faster in
+	// 11 of 12 paired rounds), and 0.90x against 0.73x on 1024 slots; 64
+	// slots with work between operations about 4% slower; on near cores no
+	// difference (bench/results/holes-zen5-2core-1e8d81e).
 
 	// id is the index of the segment in the infinite array, for one life
 	// of the segment: retiredID from its retirement (reclaim) until grow has
@@ -523,9 +525,10 @@ func (c *Chan[T]) findAndMove(root *atomic.Pointer[segment[T]], start *segment[T
 // consumed in its own cell only after it: so a segment whose cells are all
 // consumed has had every expansion of its receives, and every expansion
 // into it came from a receive at or before it, whose segment the cursor
-// retired first (in list order). While a receive's cell is not final its
-// expansion needs no hold: the segment of r + capacity cannot be retired
-// before r's (expandImplicit, and its copy in recvOp). After the first
+// retired first (in list order). While a receive's cell holds the value
+// it took (not yet consumed) its expansion needs no hold: the segment of
+// r + capacity cannot be retired before r's (expandImplicit, and its copy
+// in recvOp). A registration is not enough: others may cancel it. After the first
 // hole, expansions are explicit (B): a receive takes an expansion ticket b
 // that need not be its own cell's plus the capacity, and may lie before
 // it; cell b's sender may have found room below R + capacity, and its
