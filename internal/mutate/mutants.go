@@ -244,8 +244,8 @@ var mutants = []Mutant{
 		ID:      "recvop-look-skips-sender",
 		Rule:    ruleImplicit,
 		File:    "ops.go",
-		Find:    "state.Load(); isWaiter(st) && st.op == opSend {",
-		Replace: "state.Load(); false && isWaiter(st) && st.op == opSend {",
+		Find:    "\t\t\t\t\t\tnotPoison(st)\n\t\t\t\t\t\tif isWaiter(st) && st.op == opSend {\n",
+		Replace: "\t\t\t\t\t\tnotPoison(st)\n\t\t\t\t\t\tif false && isWaiter(st) && st.op == opSend {\n",
 		What:    "recvOp: the inline implicit expansion leaves a sender parked in cell r + capacity unclaimed",
 	},
 	{
