@@ -1308,11 +1308,11 @@ func (c *Chan[T]) expandFor(r uint64, own *segment[T], pinned bool) {
 		c.expandImplicit(r+uint64(c.capacity), own, pinned)
 		return
 	}
+	pin := uint64(noPin)
 	if pinned {
-		c.expand(r >> segShift)
-	} else {
-		c.expand(noPin)
+		pin = r >> segShift
 	}
+	c.expand(pin)
 }
 
 // expandImplicit is the implicit expansion of cell b = r + capacity for
@@ -1536,15 +1536,17 @@ func (c *Chan[T]) expandAt(seg *segment[T], b uint64, pin uint64) (*segment[T], 
 	// removable (every cell given up); then every cell is final, and cell
 	// b is consumed, holeSeen (its receiver made the hole good) or
 	// cancelledRecv, where this expansion would have nothing to do.
-	if id >= pin {
-		return seg, c.expandCell(seg, int(b&segMask))
-	}
-	sched.Point() // every party may finish with the segment here, and reclaim reuse it
-	if !seg.hold(id) {
-		return seg, true
+	held := id < pin
+	if held {
+		sched.Point() // every party may finish with the segment here, and reclaim reuse it
+		if !seg.hold(id) {
+			return seg, true
+		}
 	}
 	done := c.expandCell(seg, int(b&segMask))
-	seg.release()
+	if held {
+		seg.release()
+	}
 	return seg, done
 }
 

@@ -312,16 +312,8 @@ func TestReuseExplicitExpansionHoldsItsSegment(t *testing.T) {
 	c := newCells[int](1)
 	c.holesOn() // explicit expansions from R = 0 on: B = 1
 	c.Send(0)   // ticket 0, below B: buffered
-	sent := make(chan error, 1)
-	go func() { sent <- c.SendContext(context.Background(), 1) }() // ticket 1: no room, parks
-	for !parked(c.findCell(1).state.Load()) {
-		select {
-		case err := <-sent:
-			t.Fatalf("the send of ticket 1 returned %v before it parked", err)
-		default:
-		}
-		runtime.Gosched()
-	}
+	// Ticket 1: no room, it parks.
+	_, sent := parkSend(t, c, context.Background(), 1)
 	seg0 := c.cursor.Load() // segment 0, the only one
 	var armed, reused atomic.Bool
 	armed.Store(true)

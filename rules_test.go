@@ -49,22 +49,9 @@ func awaitBlocked[T any](cl *cell[T]) *waiter {
 // else may send meanwhile. It returns the ticket.
 func cancelSend[T any](t testing.TB, c *Chan[T], v T) uint64 {
 	t.Helper()
-	s := c.s.Load() & counterMask
 	ctx, cancel := context.WithCancel(context.Background())
-	sent := make(chan error, 1)
-	go func() { sent <- c.SendContext(ctx, v) }()
-	for {
-		if cl := c.findCell(s); cl != nil && parked(cl.state.Load()) {
-			break
-		}
-		select {
-		case err := <-sent:
-			cancel()
-			t.Fatalf("cap %d: the send of ticket %d returned %v before it parked (the buffer was not full)", c.capacity, s, err)
-		default:
-		}
-		runtime.Gosched()
-	}
+	defer cancel()
+	s, sent := parkSend(t, c, ctx, v)
 	cancel()
 	if err := <-sent; err != context.Canceled {
 		t.Fatalf("cap %d: the send of ticket %d, cancelled while parked: %v, want context.Canceled", c.capacity, s, err)
@@ -73,6 +60,27 @@ func cancelSend[T any](t testing.TB, c *Chan[T], v T) uint64 {
 		t.Fatalf("cap %d: cell %d after its send was cancelled: %s, want cancelledSend", c.capacity, s, stateName(st))
 	}
 	return s
+}
+
+// parkSend starts SendContext(ctx, v) on c, whose buffer is full, in a
+// goroutine, and returns once that send has parked in its cell: its ticket,
+// and the channel its result comes on.
+func parkSend[T any](t testing.TB, c *Chan[T], ctx context.Context, v T) (uint64, <-chan error) {
+	t.Helper()
+	s := c.s.Load() & counterMask
+	sent := make(chan error, 1)
+	go func() { sent <- c.SendContext(ctx, v) }()
+	for {
+		if cl := c.findCell(s); cl != nil && parked(cl.state.Load()) {
+			return s, sent
+		}
+		select {
+		case err := <-sent:
+			t.Fatalf("cap %d: the send of ticket %d returned %v before it parked (the buffer was not full)", c.capacity, s, err)
+		default:
+		}
+		runtime.Gosched()
+	}
 }
 
 // yieldWhile yields while cond holds, at most chances times.

@@ -799,8 +799,8 @@ var mutants = []Mutant{
 		ID:      "reuse-explicit-no-hold",
 		Rule:    ruleReuse,
 		File:    "bounded.go",
-		Find:    "\tif id >= pin {\n",
-		Replace: "\tif true {\n",
+		Find:    "\theld := id < pin\n",
+		Replace: "\theld := false\n",
 		What:    "expandAt: an explicit expansion acts on cell b without holding its segment, which may have been retired and reused",
 	},
 	{
