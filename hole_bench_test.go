@@ -47,7 +47,10 @@ func holeProdCons(b *testing.B, send func(int), recv func()) {
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for i := range p {
-		n := b.N/p + btoi(i < b.N%p)
+		n := b.N / p
+		if i < b.N%p {
+			n++
+		}
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
@@ -63,11 +66,4 @@ func holeProdCons(b *testing.B, send func(int), recv func()) {
 		}()
 	}
 	wg.Wait()
-}
-
-func btoi(x bool) int {
-	if x {
-		return 1
-	}
-	return 0
 }
