@@ -85,8 +85,8 @@ func (q nativeQueue) TrySend(v int) bool {
 }
 func (q nativeQueue) TryRecv() (int, bool) {
 	select {
-	case v := <-q.c:
-		return v, true
+	case v, ok := <-q.c: // ok is false once closed and drained, as for chans
+		return v, ok
 	default:
 		return 0, false
 	}
