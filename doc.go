@@ -54,7 +54,12 @@
 // receivers check that the segment of the cell they make part of the buffer
 // is linked before they look for its sender, so that while the channel
 // neither fills nor empties, a send reads no memory that receives write and
-// a receive none that sends write, apart from the cells they meet in.
+// a receive none that sends write, apart from the cells they meet in. A
+// receive that must not wait (TryRecv, a select's receive case) claims a
+// ticket only when its sender holds one, which it learns by reading S; a
+// select's receive case and a TryRecv through a Handle remember the count
+// they read, and while the tickets they claim stay below it they do not
+// read S again.
 // A party that must wait parks on a waiter registered in its cell; its
 // partner claims the waiter with one compare-and-swap on the cell and wakes
 // it, with no wake-up at all when the claim comes before the waiting

@@ -253,13 +253,14 @@ func (c *Chan[T]) tryRecv() (T, error) {
 		return c.rb.tryRecvErr()
 	}
 	r := c.r.Load()
-	return c.tryRecvAt(r, c.s.Load())
+	return c.tryRecvAt(r, c.s.Load(), nil)
 }
 
 // tryRecvAt is tryRecv on cells after its first loads, r of R and then sw of
-// S, made by the caller (a select's receive case, which has just made them
-// to see whether the channel is empty).
-func (c *Chan[T]) tryRecvAt(r, sw uint64) (T, error) {
+// S (or of seen: sentFor), made by the caller (a select's receive case, or a
+// Handle, which has just made them to see whether the channel is empty).
+// The loads of later rounds go through seen too, if it is not nil.
+func (c *Chan[T]) tryRecvAt(r, sw uint64, seen *atomic.Uint64) (T, error) {
 	var zero T
 	for {
 		if r >= sw&counterMask {
@@ -279,8 +280,35 @@ func (c *Chan[T]) tryRecvAt(r, sw uint64) (T, error) {
 			return v, recvErr(out)
 		}
 		r = c.r.Load()
-		sw = c.s.Load()
+		sw = c.sentFor(r, seen)
 	}
+}
+
+// sentFor is the load of S that a Try receive makes after loading r of R,
+// for a caller that keeps seen, a count of send tickets it loaded before
+// (a select's receive case, a Handle): while r is below seen, it returns
+// seen without loading S. S only grows, so the sender of every ticket below
+// seen still holds its ticket, as a load of S would show, and a receive
+// that stays below it reads no line that sends write; while a channel
+// keeps a backlog, its receivers load S once per backlog rather than once
+// per value. It never stands in for S where r is at or past it: only a
+// load of S made after that of R can show the channel empty (R ≥ S there).
+// seen keeps only counts without Close's bit, which are all below
+// closeAt, so a ticket below seen is never past Close either. Two
+// goroutines storing at once may lower seen, to a count one of them
+// loaded: still a count S has passed. seen may be nil (tryRecv).
+func (c *Chan[T]) sentFor(r uint64, seen *atomic.Uint64) uint64 {
+	if seen == nil {
+		return c.s.Load()
+	}
+	if sw := seen.Load(); r < sw {
+		return sw
+	}
+	sw := c.s.Load()
+	if r < sw && sw&closedBit == 0 {
+		seen.Store(sw)
+	}
+	return sw
 }
 
 // recvErr is the error a receive returns for its outcome (see sendErr).

@@ -666,6 +666,10 @@ type recvCase[T any] struct {
 	last       weak.Pointer[segment[T]]
 	lastIdx    uint64
 	rejoinable bool
+	// seen is a count of send tickets the case loaded before (sentFor),
+	// so that a select loop over a channel with a backlog does not load
+	// the senders' counter for every value.
+	seen atomic.Uint64
 }
 
 // recvOutcome is a receive case's callback and what it receives, shared by
@@ -738,11 +742,11 @@ func (rc *recvCase[T]) try() bool {
 	// ring's channel a ringRecvCase.
 	c := rc.c
 	r := c.r.Load()
-	sw := c.s.Load()
+	sw := c.sentFor(r, &rc.seen)
 	if r >= sw {
 		return false // plainly empty (plainlyEmpty), as tryRecv would say, without the call
 	}
-	v, err := c.tryRecvAt(r, sw) // with these loads
+	v, err := c.tryRecvAt(r, sw, &rc.seen) // with these loads
 	if err == ErrEmpty {
 		return false
 	}

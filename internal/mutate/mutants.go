@@ -181,6 +181,22 @@ var mutants = []Mutant{
 		What:    "awaitSender: keeps waiting for a sender whose ticket Close put at or past closeAt (it never writes)",
 	},
 	{
+		ID:      "sent-seen-ahead",
+		Rule:    ruleTicketed,
+		File:    "ops.go",
+		Find:    "\t\tseen.Store(sw)\n",
+		Replace: "\t\tseen.Store(sw + 1)\n",
+		What:    "sentFor: remembers one send ticket more than S had, so a Try receive through a Handle or a select case claims a ticket whose sender holds none",
+	},
+	{
+		ID:      "sent-seen-empty",
+		Rule:    ruleTicketed,
+		File:    "ops.go",
+		Find:    "\tif sw := seen.Load(); r < sw {\n",
+		Replace: "\tif sw := seen.Load(); sw != 0 {\n",
+		What:    "sentFor: the remembered count stands in for S past it too, so a Try receive through a Handle or a select case reports empty from an old count",
+	},
+	{
 		ID:      "ctx-recv-withdraws-ticketed",
 		Rule:    ruleTicketed,
 		File:    "bounded.go",
