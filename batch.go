@@ -215,16 +215,24 @@ func (c *Chan[T]) awaitRoom() bool {
 
 // claimSends claims up to want send tickets that all have room, with one
 // CompareAndSwap on S, and returns the first and their number (0 if none
-// has room or the channel is closed).
+// has room or the channel is closed). Like roomFor, it takes roomSeen, on
+// S's line, for the end of the room while the claim fits below it, and
+// otherwise loads B and R (sendRoomEnd) and raises roomSeen to what it
+// found.
 func (c *Chan[T]) claimSends(want uint64) (uint64, uint64) {
 	for {
 		sw := c.s.Load()
 		if sw&closedBit != 0 {
 			return 0, 0
 		}
-		end := c.sendRoomEnd(sw, want)
-		if end <= sw {
-			return 0, 0
+		end := c.roomSeen.Load() // on S's line: a buffered channel's end that a send found before (roomFor)
+		if end < sw+want {
+			if end = c.sendRoomEnd(sw, want); end <= sw {
+				return 0, 0
+			}
+			if c.capacity > 0 && end > c.roomSeen.Load() {
+				c.roomSeen.Store(end)
+			}
 		}
 		k := min(want, end-sw)
 		if c.s.CompareAndSwap(sw, sw+k) {

@@ -23,7 +23,8 @@ import (
 // is under way, then the room Close read (see "Close and the room");
 // roomSeen (buffered channels) is a buffer end some send saw, a lower bound
 // on the end from then on, which sends below it use instead of loading B and
-// R (roomFor).
+// R (roomFor, and claimSends for the sends that claim only tickets with
+// room: Try sends, select send cases, batches); both raise it.
 //
 // ===== Invariants =====
 //
@@ -448,6 +449,9 @@ const (
 func (c *Chan[T]) fullCheck(s uint64) room {
 	var settled uint64
 	if c.capacity > 0 {
+		if s < c.roomSeen.Load() {
+			return roomYes // below an end a send found before (roomFor), with no load of the lines receives write
+		}
 		settled = c.settled.Load()
 		if s < c.b.Load() {
 			return roomYes

@@ -853,10 +853,11 @@ func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 }
 
 func (sc *sendCase[T]) try() bool {
-	if sc.c.plainlyFull() {
-		return false // as trySend would, without the call
+	c := sc.c
+	if c.s.Load() >= c.roomSeen.Load() && c.plainlyFull() {
+		return false // as trySend would, without the call; below roomSeen there is room (roomFor)
 	}
-	err := sc.c.trySend(*sc.p)
+	err := c.trySend(*sc.p)
 	if err == ErrFull {
 		return false
 	}

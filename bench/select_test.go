@@ -309,6 +309,18 @@ func BenchmarkSelectProdCons(b *testing.B) {
 	})
 }
 
+// BenchmarkSelectProdCons0 is BenchmarkSelectProdCons on 64 slots without
+// local work: producers and consumers each select over their operation, an
+// idle channel and a shared close channel, so that the cost of the selects
+// shows.
+func BenchmarkSelectProdCons0(b *testing.B) {
+	runNativeChans(b, "", func(b *testing.B) {
+		selectProdCons(b, true, 64, 0, false, true)
+	}, func(b *testing.B) {
+		selectProdCons(b, false, 64, 0, false, true)
+	})
+}
+
 // benchSelectQuit is BenchmarkBar's select row: P producers sending plainly,
 // P consumers selecting over the work channel (capacity 64) and an idle quit
 // channel each (seed 001's cancellation check), no local work.

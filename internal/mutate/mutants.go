@@ -149,6 +149,14 @@ var mutants = []Mutant{
 		What:    "sendOp: a Try send takes its ticket with a fetch-and-add, past the buffer's end when another send took the room it saw",
 	},
 	{
+		ID:      "claim-room-seen-ahead",
+		Rule:    ruleRoom,
+		File:    "batch.go",
+		Find:    "\t\tend := c.roomSeen.Load() // on S's line",
+		Replace: "\t\tend := c.roomSeen.Load() + 1 // on S's line",
+		What:    "claimSends: takes one ticket past the end a send found, so a Try send, a select's send case or a batch claims a ticket without room",
+	},
+	{
 		ID:      "try-send-rendezvous-no-room",
 		Rule:    ruleRoom,
 		File:    "bounded.go",

@@ -14,14 +14,25 @@ import (
 func BenchmarkTryRecvLoop(b *testing.B) {
 	for _, c := range []int{64, 1024} {
 		runImpls(b, "", sub("/cap=%d/g=P", c), impls, func(b *testing.B, im Impl) {
-			pollCons(b, im, c)
+			pollLoop(b, im, c, false)
 		})
 	}
 }
 
-// pollCons is prodCons with P producers and P consumers, without work, whose
-// consumers try before they wait.
-func pollCons(b *testing.B, im Impl, capacity int) {
+// BenchmarkTrySendLoop is BenchmarkTryRecvLoop with the roles turned: the
+// producers try (TrySend, blocking in Send only when it finds no room), the
+// consumers receive.
+func BenchmarkTrySendLoop(b *testing.B) {
+	for _, c := range []int{64, 1024} {
+		runImpls(b, "", sub("/cap=%d/g=P", c), impls, func(b *testing.B, im Impl) {
+			pollLoop(b, im, c, true)
+		})
+	}
+}
+
+// pollLoop is prodCons with P producers and P consumers, without work, whose
+// consumers (or, with sends set, producers) try before they wait.
+func pollLoop(b *testing.B, im Impl, capacity int, sends bool) {
 	p := procs()
 	q := im.New(capacity, b.N)
 	var (
@@ -39,7 +50,9 @@ func pollCons(b *testing.B, im Impl, capacity int) {
 			defer prod.Done()
 			<-start
 			for v := 1; v <= n; v++ {
-				l.Send(v)
+				if !sends || !l.TrySend(v) {
+					l.Send(v)
+				}
 			}
 		}()
 	}
@@ -51,7 +64,11 @@ func pollCons(b *testing.B, im Impl, capacity int) {
 			<-start
 			k, s := 0, 0
 			for {
-				v, ok := l.TryRecv()
+				var v int
+				ok := false
+				if !sends {
+					v, ok = l.TryRecv()
+				}
 				if !ok {
 					if v, ok = l.Recv(); !ok {
 						break
