@@ -305,7 +305,7 @@ func (c *Chan[T]) sentFor(r uint64, seen *atomic.Uint64) uint64 {
 		return sw
 	}
 	sw := c.s.Load()
-	if r < sw && sw&closedBit == 0 {
+	if r+1 < sw && sw&closedBit == 0 { // (a count that serves no later receive is not kept)
 		seen.Store(sw)
 	}
 	return sw
