@@ -345,14 +345,7 @@ func (h *Handle[T]) RecvContext(ctx context.Context) (T, error) {
 
 // TryRecv is Chan.TryRecv through h. While the values sent before h last
 // looked are not all received, it does not look again.
-func (h *Handle[T]) TryRecv() (T, error) {
-	c := h.c
-	if c.rb != nil {
-		return c.rb.tryRecvErr()
-	}
-	r := c.r.Load()
-	return c.tryRecvAt(r, c.sentFor(r, &h.seen), &h.seen)
-}
+func (h *Handle[T]) TryRecv() (T, error) { return h.c.tryRecvSeen(&h.seen) }
 
 // All is Chan.All through h.
 func (h *Handle[T]) All() iter.Seq[T] { return all(h.Recv) }

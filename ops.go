@@ -256,6 +256,26 @@ func (c *Chan[T]) tryRecv() (T, error) {
 	return c.tryRecvAt(r, c.s.Load(), nil)
 }
 
+// tryRecvSeen is TryRecv for a caller that keeps seen (a Handle; see
+// sentFor).
+func (c *Chan[T]) tryRecvSeen(seen *atomic.Uint64) (T, error) {
+	var zero T
+	if c.rb != nil { // a ring's receives go by its head and tail alone
+		if c.plainlyEmpty() {
+			return zero, ErrEmpty
+		}
+		return c.rb.tryRecvErr()
+	}
+	r := c.r.Load()
+	sw := c.sentFor(r, seen)
+	if r >= sw {
+		// Plainly empty, as TryRecv says (plainlyEmpty): sentFor loaded
+		// S after R, since r is not below seen.
+		return zero, ErrEmpty
+	}
+	return c.tryRecvAt(r, sw, seen)
+}
+
 // tryRecvAt is tryRecv on cells after its first loads, r of R and then sw of
 // S (or of seen: sentFor), made by the caller (a select's receive case, or a
 // Handle, which has just made them to see whether the channel is empty).
