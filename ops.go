@@ -488,9 +488,15 @@ func (c *Chan[T]) mustBeMade() {
 // (ring.go), whose T and H are S and R, the same loads say T - H ≥ the
 // capacity at the load of H with no Close begun by the load of plainCap.
 // Anything else (a closed channel, room, holes, a Close under way, an
-// unbounded channel, a zero Chan: plainCap 0) goes to trySend.
+// unbounded channel, a zero Chan: plainCap 0) goes to trySend. A ticket
+// below roomSeen, on S's line, has room (roomFor) and goes to trySend
+// before R is loaded: a TrySend that keeps finding room then reads no
+// line that receives write (roomSeen stays 0 for a ring).
 func (c *Chan[T]) plainlyFull() bool {
 	s := c.s.Load()
+	if s < c.roomSeen.Load() {
+		return false // below an end a send found (roomFor): room, without loading R, which receives write
+	}
 	r := c.r.Load()
 	pc := c.plainCap.Load() // capacity + 1, or 0
 	return pc != 0 && s+1 >= r+pc

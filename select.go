@@ -854,8 +854,8 @@ func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 
 func (sc *sendCase[T]) try() bool {
 	c := sc.c
-	if c.s.Load() >= c.roomSeen.Load() && c.plainlyFull() {
-		return false // as trySend would, without the call; below roomSeen there is room (roomFor)
+	if c.plainlyFull() {
+		return false // as trySend would, without the call
 	}
 	err := c.trySend(*sc.p)
 	if err == ErrFull {
