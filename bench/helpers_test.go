@@ -62,6 +62,13 @@ func procs() int { return runtime.GOMAXPROCS(0) }
 // "unbounded" buffer of b.N elements, is outside the timed region; the clock
 // stops when the last consumer has seen the close.
 func prodCons(b *testing.B, im Impl, capacity, producers, consumers, work int) {
+	prodConsTry(b, im, capacity, producers, consumers, work, false, false)
+}
+
+// prodConsTry is prodCons whose producers (trySend) or consumers (tryRecv)
+// first try each operation without blocking (TrySend, TryRecv), and block
+// in Send or Recv only when the try fails.
+func prodConsTry(b *testing.B, im Impl, capacity, producers, consumers, work int, trySend, tryRecv bool) {
 	if work > 0 {
 		workload.Calibrate()
 	}
@@ -82,7 +89,9 @@ func prodCons(b *testing.B, im Impl, capacity, producers, consumers, work int) {
 			<-start
 			for v := 1; v <= n; v++ {
 				w.Do()
-				l.Send(v)
+				if !trySend || !l.TrySend(v) {
+					l.Send(v)
+				}
 			}
 		}()
 	}
@@ -94,9 +103,15 @@ func prodCons(b *testing.B, im Impl, capacity, producers, consumers, work int) {
 			<-start
 			k, s := 0, 0
 			for {
-				v, ok := l.Recv()
+				var v int
+				ok := false
+				if tryRecv {
+					v, ok = l.TryRecv()
+				}
 				if !ok {
-					break
+					if v, ok = l.Recv(); !ok {
+						break
+					}
 				}
 				k++
 				s += v
