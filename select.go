@@ -853,11 +853,10 @@ func (sc *sendCase[T]) snapshot(dst []uint64) ([]uint64, bool) {
 }
 
 func (sc *sendCase[T]) try() bool {
-	c := sc.c
-	if c.plainlyFull() {
+	if sc.c.plainlyFull() {
 		return false // as trySend would, without the call
 	}
-	err := c.trySend(*sc.p)
+	err := sc.c.trySend(*sc.p)
 	if err == ErrFull {
 		return false
 	}
