@@ -312,8 +312,9 @@ type party[T any] struct {
 
 	j int32 // modeSelect: the case's index
 	m mode
-	// lookR and lookS (modeTry receives): R, then S, as the receive's look
-	// loaded them; its claim starts from them (recvOp).
+	// lookR and lookS (modeTry receives): R as the receive's look loaded
+	// it, then S loaded after it, or a count S has passed (sentFor); its
+	// claim starts from them (recvOp).
 	lookR, lookS uint64
 	// room says that the send's ticket had room when it was claimed (a send
 	// batch claims only such tickets, claimSends); room only grows, so the
@@ -424,11 +425,11 @@ func (c *Chan[T]) roomFor(s uint64) bool {
 // settled. The verdict (roomWait) then waits, yielding, and asks again: for
 // running receives only, since a receive expands before it parks.
 //
-// The loads go settled, B, R. If the tickets settled by the first load
-// cover every receive ticket at the last, no expansion ran between the two
-// loads (each would belong to one of those tickets, settled before it
-// ran): B stood still at the end the finished expansions had made, and s
-// was past it.
+// The loads go settled, B, R (after roomSeen, which can only answer room).
+// If the tickets settled by the first load cover every receive ticket at
+// the last, no expansion ran between the two loads (each would belong to
+// one of those tickets, settled before it ran): B stood still at the end
+// the finished expansions had made, and s was past it.
 
 // room is fullCheck's verdict.
 type room uint8
@@ -441,7 +442,8 @@ const (
 )
 
 // fullCheck is one round of full. It repeats roomFor's loads so that one
-// load of R serves both tests: the loads go settled, B, R, then roomEnd.
+// load of R serves both tests: the loads go roomSeen (below which the
+// answer is room at once), then settled, B, R, then roomEnd.
 // A verdict of no room stands only if roomEnd still showed no Close begun:
 // then every load came before any Close read the room (beginClose), so the
 // sends this verdict counts as buffered are all below that Close's bound and

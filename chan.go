@@ -43,9 +43,10 @@ type Chan[T any] struct {
 	s atomic.Uint64
 	// roomSeen (buffered channels) is a buffer end that a send has seen:
 	// max(B, R + capacity) at its loads, a lower bound on the end ever
-	// after, since B and R only grow. A send whose ticket is below it has
+	// after while the channel is open, since B and R only grow (after
+	// Close every use also checks S). A send whose ticket is below it has
 	// room without loading B or R, the lines that receives write; it shares
-	// S's line, which only sends write. See roomFor.
+	// S's line, which only sends write. roomFor and claimSends raise it.
 	roomSeen atomic.Uint64
 	// plainCap is capacity + 1 while the channel is bounded, open and has
 	// never had a hole, and 0 from just before the first Close or hole on

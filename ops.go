@@ -313,8 +313,8 @@ func (c *Chan[T]) tryRecvAt(r, sw uint64, seen *atomic.Uint64) (T, error) {
 // keeps a backlog, its receivers load S once per backlog rather than once
 // per value. It never stands in for S where r is at or past it: only a
 // load of S made after that of R can show the channel empty (R ≥ S there).
-// seen keeps only counts without Close's bit, which are all below
-// closeAt, so a ticket below seen is never past Close either. Two
+// seen keeps only counts without Close's bit, which are all at most
+// closeAt, so a ticket below seen is never at or past Close either. Two
 // goroutines storing at once may lower seen, to a count one of them
 // loaded: still a count S has passed. seen may be nil (tryRecv).
 func (c *Chan[T]) sentFor(r uint64, seen *atomic.Uint64) uint64 {
@@ -350,8 +350,9 @@ var recvErrs = [...]error{
 // registered. For a select (modeSelect) it returns outRegistered, with the
 // registration's cell in p.seg and p.i. A Try receive claims at most one
 // ticket per call, and only one whose sender holds its ticket (below
-// recvEnd, as a batch claims): one compare-and-swap of R from the R and S
-// its look loaded (p.lookR, p.lookS), which it does not load again. It
+// recvEnd, as a batch claims): one compare-and-swap of R from the R its
+// look loaded and the S it loaded or remembered (p.lookR, p.lookS; see
+// sentFor), which it does not load again. It
 // then waits for that sender (waitsForSender), so it
 // never gives a cell up. With a fetch-and-add, two receives that both saw
 // a value could both take tickets, and the one past S gave its cell up:
@@ -478,7 +479,8 @@ func (c *Chan[T]) mustBeMade() {
 // plainlyFull is the common case of a failing TrySend, small enough to
 // inline into it, so that it answers with no further call: an open
 // rendezvous or buffered channel that has never had a hole, with no room at
-// the load of R. Its loads go S, R, then plainCap, which stands for roomEnd
+// the load of R. Its loads go S, roomSeen (below which the answer is no at
+// once), R, then plainCap, which stands for roomEnd
 // and holeFrom loaded there (it is cleared before either moves, and neither
 // moves back): with no hole by that load, none existed at the load of R
 // (holesOn comes before any), so B was still the capacity and the buffer
