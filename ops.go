@@ -253,7 +253,7 @@ func (c *Chan[T]) tryRecv() (T, error) {
 		return c.rb.tryRecvErr()
 	}
 	r := c.r.Load()
-	return c.tryRecvAt(r, c.s.Load(), nil)
+	return c.tryRecvAt(r, c.s.Load())
 }
 
 // tryRecvSeen is TryRecv for a caller that keeps seen (a Handle; see
@@ -267,20 +267,23 @@ func (c *Chan[T]) tryRecvSeen(seen *atomic.Uint64) (T, error) {
 		return c.rb.tryRecvErr()
 	}
 	r := c.r.Load()
-	sw := c.sentFor(r, seen)
+	sw, keep := c.sentFor(r, seen.Load())
+	if keep {
+		seen.Store(sw)
+	}
 	if r >= sw {
 		// Plainly empty, as TryRecv says (plainlyEmpty): sentFor loaded
 		// S after R, since r is not below seen.
 		return zero, ErrEmpty
 	}
-	return c.tryRecvAt(r, sw, seen)
+	return c.tryRecvAt(r, sw)
 }
 
 // tryRecvAt is tryRecv on cells after its first loads, r of R and then sw of
-// S (or of seen: sentFor), made by the caller (a select's receive case, or a
-// Handle, which has just made them to see whether the channel is empty).
-// The loads of later rounds go through seen too, if it is not nil.
-func (c *Chan[T]) tryRecvAt(r, sw uint64, seen *atomic.Uint64) (T, error) {
+// S (or a count S has passed: sentFor), made by the caller (a select's
+// receive case, or a Handle, which has just made them to see whether the
+// channel is empty). Later rounds load both again.
+func (c *Chan[T]) tryRecvAt(r, sw uint64) (T, error) {
 	var zero T
 	for {
 		if r >= sw&counterMask {
@@ -300,7 +303,7 @@ func (c *Chan[T]) tryRecvAt(r, sw uint64, seen *atomic.Uint64) (T, error) {
 			return v, recvErr(out)
 		}
 		r = c.r.Load()
-		sw = c.sentFor(r, seen)
+		sw = c.s.Load()
 	}
 }
 
@@ -313,22 +316,18 @@ func (c *Chan[T]) tryRecvAt(r, sw uint64, seen *atomic.Uint64) (T, error) {
 // keeps a backlog, its receivers load S once per backlog rather than once
 // per value. It never stands in for S where r is at or past it: only a
 // load of S made after that of R can show the channel empty (R ≥ S there).
-// seen keeps only counts without Close's bit, which are all at most
-// closeAt, so a ticket below seen is never at or past Close either. Two
-// goroutines storing at once may lower seen, to a count one of them
-// loaded: still a count S has passed. seen may be nil (tryRecv).
-func (c *Chan[T]) sentFor(r uint64, seen *atomic.Uint64) uint64 {
-	if seen == nil {
-		return c.s.Load()
+// keep says whether the caller should keep the count returned as its new
+// seen: only a count loaded here, without Close's bit (so at most
+// closeAt: a ticket below seen is never at or past Close either), that
+// serves a later receive. Two goroutines keeping counts at once (through
+// one Handle) may lower seen, to a count one of them loaded: still a
+// count S has passed.
+func (c *Chan[T]) sentFor(r, seen uint64) (sw uint64, keep bool) {
+	if r < seen {
+		return seen, false
 	}
-	if sw := seen.Load(); r < sw {
-		return sw
-	}
-	sw := c.s.Load()
-	if r+1 < sw && sw&closedBit == 0 { // (a count that serves no later receive is not kept)
-		seen.Store(sw)
-	}
-	return sw
+	sw = c.s.Load()
+	return sw, r+1 < sw && sw&closedBit == 0
 }
 
 // recvErr is the error a receive returns for its outcome (see sendErr).

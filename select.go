@@ -668,8 +668,9 @@ type recvCase[T any] struct {
 	rejoinable bool
 	// seen is a count of send tickets the case loaded before (sentFor),
 	// so that a select loop over a channel with a backlog does not load
-	// the senders' counter for every value.
-	seen atomic.Uint64
+	// the senders' counter for every value. A plain word: a Case is in
+	// one select at a time.
+	seen uint64
 }
 
 // recvOutcome is a receive case's callback and what it receives, shared by
@@ -712,12 +713,12 @@ func (o *sendOutcome[T]) complete() {
 // deferred flag (see selfCollide), with the channel's selfPending slot.
 type caseReg struct {
 	w       *waiter // this case's registration
-	def     bool    // deferred: waits, unregistered, for a kick
 	pending *atomic.Pointer[selCall]
 	// kept is a call state this case keeps for the next package-level select
 	// it leads (selCallFor); used says it has led one before.
 	kept *selCall
 	used bool
+	def  bool // deferred: waits, unregistered, for a kick
 }
 
 func newCaseReg(op uint8, pending *atomic.Pointer[selCall]) caseReg {
@@ -742,11 +743,14 @@ func (rc *recvCase[T]) try() bool {
 	// ring's channel a ringRecvCase.
 	c := rc.c
 	r := c.r.Load()
-	sw := c.sentFor(r, &rc.seen)
+	sw, keep := c.sentFor(r, rc.seen)
+	if keep {
+		rc.seen = sw
+	}
 	if r >= sw {
 		return false // plainly empty (plainlyEmpty), as tryRecv would say, without the call
 	}
-	v, err := c.tryRecvAt(r, sw, &rc.seen) // with these loads
+	v, err := c.tryRecvAt(r, sw) // with these loads
 	if err == ErrEmpty {
 		return false
 	}
