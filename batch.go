@@ -225,12 +225,13 @@ func (c *Chan[T]) claimSends(want uint64) (uint64, uint64) {
 		if sw&closedBit != 0 {
 			return 0, 0
 		}
-		end := c.roomSeen.Load() // on S's line: a buffered channel's end that a send found before (roomFor)
+		seen := c.roomSeen.Load() // on S's line: a buffered channel's end that a send found before (roomFor)
+		end := seen
 		if end < sw+want {
 			if end = c.sendRoomEnd(sw, want); end <= sw {
 				return 0, 0
 			}
-			if c.capacity > 0 && end > c.roomSeen.Load() {
+			if c.capacity > 0 && end > seen {
 				c.roomSeen.Store(end)
 			}
 		}

@@ -152,8 +152,8 @@ var mutants = []Mutant{
 		ID:      "claim-room-seen-ahead",
 		Rule:    ruleRoom,
 		File:    "batch.go",
-		Find:    "\t\tend := c.roomSeen.Load() // on S's line",
-		Replace: "\t\tend := c.roomSeen.Load() + 1 // on S's line",
+		Find:    "\t\tend := seen\n",
+		Replace: "\t\tend := seen + 1\n",
 		What:    "claimSends: takes one ticket past the end a send found, so a Try send, a select's send case or a batch claims a ticket without room",
 	},
 	{
