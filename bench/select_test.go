@@ -199,7 +199,7 @@ func selectProdCons(b *testing.B, native bool, capacity, localWork int, geometri
 		}
 	}
 	for i := range p {
-		n, k := share(b.N, p, i), 0
+		n, k := share(b.N, p, i), new(workload.Owned[int])
 		var send func()
 		switch {
 		case native && sendSelect:
@@ -220,10 +220,10 @@ func selectProdCons(b *testing.B, native bool, capacity, localWork int, geometri
 			send = func() { cwork.Send(1) }
 		}
 		loop := worker(i, func() bool {
-			if k == n {
+			if k.V == n {
 				return false
 			}
-			k++
+			k.V++
 			send()
 			return true
 		})
@@ -259,19 +259,19 @@ func selectProdCons(b *testing.B, native bool, capacity, localWork int, geometri
 				return true
 			}
 		default:
-			ok := false
-			cases := []chans.Case{chans.OnRecv(cwork, func(_ int, o bool) { ok = o }), chans.OnRecv(chans.New[int](0), nil)}
+			ok := new(workload.Owned[bool])
+			cases := []chans.Case{chans.OnRecv(cwork, func(_ int, o bool) { ok.V = o }), chans.OnRecv(chans.New[int](0), nil)}
 			if sendSelect {
 				cases = append(cases, chans.OnRecv(cclose, nil))
 			}
-			recv = func() bool { return chans.Select(cases...) != 0 || ok }
+			recv = func() bool { return chans.Select(cases...) != 0 || ok.V }
 		}
-		k := 0
+		k := new(workload.Owned[int])
 		loop := worker(p+i, func() bool {
 			if !recv() {
 				return false
 			}
-			k++
+			k.V++
 			return true
 		})
 		cons.Add(1)
@@ -279,7 +279,7 @@ func selectProdCons(b *testing.B, native bool, capacity, localWork int, geometri
 			defer cons.Done()
 			<-start
 			loop()
-			got.Add(int64(k))
+			got.Add(int64(k.V))
 		}()
 	}
 	b.ResetTimer()

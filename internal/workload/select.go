@@ -67,15 +67,17 @@ func runSelectQuit(cfg Config) (Result, error) {
 			work := chansOf(c)
 			quit := chans.New[int](0)
 			closers = append(closers, func() { quit.Close() })
-			var v int
-			var ok bool
+			got := new(Owned[struct {
+				v  int
+				ok bool
+			}])
 			cases := []chans.Case{
-				chans.OnRecv(work, func(x int, o bool) { v, ok = x, o }),
-				chans.OnRecv(quit, func(int, bool) { v, ok = 0, false }),
+				chans.OnRecv(work, func(x int, o bool) { got.V.v, got.V.ok = x, o }),
+				chans.OnRecv(quit, func(int, bool) { got.V.v, got.V.ok = 0, false }),
 			}
 			recv = func() (int, bool) {
 				chans.Select(cases...)
-				return v, ok
+				return got.V.v, got.V.ok
 			}
 		}
 		cons.Add(1)

@@ -14,12 +14,15 @@ import (
 // machine at hand (calibrated once per process). A mean of 100 stands for a
 // short computation between channel operations.
 //
-// A Work belongs to one goroutine: it holds its own PCG generator, so Do
-// writes no shared memory and allocates nothing. The zero value does no work.
+// A Work belongs to one goroutine: it holds its own PCG generator, on cache
+// lines of its own (see Owned), so Do writes no memory that another
+// goroutine uses and allocates nothing. The zero value does no work.
 type Work struct {
+	_     [lineBytes]byte
 	pcg   rand.PCG
 	mean  int
 	scale float64 // Spin iterations per unit of the table: mean × loops per unit
+	_     [lineBytes]byte
 }
 
 // geoTable holds geoSize quantiles of the exponential distribution with mean
