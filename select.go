@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 	"weak"
 
 	"github.com/scalable-go/chans/internal/sched"
@@ -231,8 +232,19 @@ func (s *Selector) TrySelect() (int, bool) {
 }
 
 // selCall is the per-call state of a select: reused across calls, never
-// shared by two calls at once.
+// shared by two calls at once. A call writes it (order, rng, cases), so it
+// fills whole cache lines (cacheLine), and so do the slices it writes
+// into (init): made as 16-byte arrays on first use, a select loop's order
+// lay among the small variables that other goroutines' loops write (the
+// benchmarks' counters, what their callbacks received), and every call
+// waited for the line.
 type selCall struct {
+	callState
+	_ [(cacheLine - unsafe.Sizeof(callState{})%cacheLine) % cacheLine]byte
+}
+
+// callState is selCall's content.
+type callState struct {
 	st    selState
 	wake  chan struct{}
 	cases []Case // of the current call
@@ -299,6 +311,13 @@ func doneWith(sc *selCall, lead *caseReg) {
 func (sc *selCall) init() {
 	sc.wake = make(chan struct{}, 1)
 	sc.rng = rand.Uint64()
+	// A cache line each for the slices a call writes into (see selCall); a
+	// select over more cases grows them by doubling, to sizes that keep
+	// them on lines of their own.
+	const words = cacheLine / 8
+	sc.order = make([]int, 0, words)
+	sc.snap = make([]uint64, 0, words)
+	sc.snap2 = make([]uint64, 0, words)
 }
 
 // owns reports whether the registration w belongs to one of sc's cases.

@@ -3,6 +3,7 @@ package chans
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/scalable-go/chans/internal/sched"
 )
@@ -77,7 +78,23 @@ const (
 	resRestart = 3 // receiver: the sender of this cell gave up after Close; take a new ticket
 )
 
-func newWaiter(op uint8) *waiter { return &waiter{op: op, wake: make(chan struct{}, 1)} }
+func newWaiter(op uint8) *waiter {
+	lw := &lineWaiter{waiter: waiter{op: op, wake: make(chan struct{}, 1)}}
+	return &lw.waiter
+}
+
+// lineWaiter gives a plain waiter (pooled, or a Handle's) cache lines of
+// its own. Waiters are small, and the ones made one after another lie next
+// to each other; yet each serves its own goroutine, and its owner and
+// claimer write it at every parking (busy, sleep, res). Two on one line
+// would make the parkings of two unrelated goroutines, on different cores,
+// stall each other. A select case's waiter, made with its case, stays
+// unpadded: a select over cases built for each call would pay for the
+// padding at every call.
+type lineWaiter struct {
+	waiter
+	_ [(cacheLine - unsafe.Sizeof(waiter{})%cacheLine) % cacheLine]byte
+}
 
 // Pools of plain waiters for operations that come without a Handle. A waiter
 // keeps its op for life: a goroutine holding a stale pointer to it may read
