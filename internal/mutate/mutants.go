@@ -877,6 +877,22 @@ var mutants = []Mutant{
 		What:    "yieldBeforePark: an operation registered on a ring made at GOMAXPROCS 1 blocks at once, and the partner that serves it has to wake it through the scheduler",
 	},
 	{
+		ID:      "waiter-unpadded",
+		Rule:    rulePerf,
+		File:    "waiter.go",
+		Find:    "\t_ [(cacheLine - unsafe.Sizeof(waiter{})%cacheLine) % cacheLine]byte\n",
+		Replace: "\t_ [0 * unsafe.Sizeof(waiter{})]byte\n",
+		What:    "lineWaiter: pooled and Handle waiters are not padded, and those of goroutines on different cores share cache lines",
+	},
+	{
+		ID:      "selcall-order-unlined",
+		Rule:    rulePerf,
+		File:    "select.go",
+		Find:    "\tsc.order = make([]int, 0, words)\n",
+		Replace: "\tsc.order = make([]int, 0, 2)\n",
+		What:    "selCall.init: a select's order array is 16 bytes, on a line with other goroutines' small variables",
+	},
+	{
 		ID:      "wake-no-reset",
 		Rule:    ruleSleeper,
 		File:    "sleep.go",
