@@ -183,17 +183,15 @@ func TrySelect(cases ...Case) (int, bool) {
 // be disabled and enabled again between calls. Its methods allocate nothing
 // once it has run once. A Selector is used by one goroutine at a time.
 type Selector struct {
-	all   []Case // as given to NewSelector
-	cases []Case // all, with the disabled cases zero (never ready)
-	sc    selCall
+	all   []Case   // as given to NewSelector
+	cases []Case   // all, with the disabled cases zero (never ready)
+	sc    *selCall // its own allocation, on lines of its own (see selCall)
 }
 
 // NewSelector returns a Selector over cases, with every case enabled. It
 // keeps a copy of the list: changing cases afterwards does not change s.
 func NewSelector(cases ...Case) *Selector {
-	s := &Selector{all: slices.Clone(cases), cases: slices.Clone(cases)}
-	s.sc.init()
-	return s
+	return &Selector{all: slices.Clone(cases), cases: slices.Clone(cases), sc: newSelCall()}
 }
 
 // Disable makes case j (its index in the list given to NewSelector) never
@@ -232,12 +230,14 @@ func (s *Selector) TrySelect() (int, bool) {
 }
 
 // selCall is the per-call state of a select: reused across calls, never
-// shared by two calls at once. A call writes it (order, rng, cases), so it
-// fills whole cache lines (cacheLine), and so do the slices it writes
-// into (init): made as 16-byte arrays on first use, a select loop's order
-// lay among the small variables that other goroutines' loops write (the
-// benchmarks' counters, what their callbacks received), and every call
-// waited for the line.
+// shared by two calls at once. Every call writes it (order, rng, cases), so
+// it fills whole cache lines (cacheLine), and so do the slices it writes
+// into (init): small objects made one after another lie side by side, and
+// a select loop whose state shares a line with what another goroutine
+// writes (its counters, what its callbacks received) waits for that line
+// at every call. The allocator puts an object whose size is a multiple of
+// cacheLine on a line boundary only while it needs no header, up to 512
+// bytes for an object with pointers; TestLineSizedState checks it.
 type selCall struct {
 	callState
 	_ [(cacheLine - unsafe.Sizeof(callState{})%cacheLine) % cacheLine]byte
@@ -258,11 +258,13 @@ type callState struct {
 	selSignals
 }
 
-var selCalls = sync.Pool{New: func() any {
+var selCalls = sync.Pool{New: func() any { return newSelCall() }}
+
+func newSelCall() *selCall {
 	sc := new(selCall)
 	sc.init()
 	return sc
-}}
+}
 
 // selectPooled is a package-level select: its call state comes from the
 // list's lead case or the pool (selCallFor), and run gives it back.
