@@ -264,17 +264,13 @@ func pairs(b *testing.B, im Impl, capacity int) {
 // faa is the physical floor: b.N atomic adds on one shared counter, alone on
 // its cache lines, from g goroutines.
 func faa(b *testing.B, g int) {
-	ctr := new(struct {
-		_ [128]byte
-		n atomic.Uint64
-		_ [128]byte
-	})
+	ctr := new(workload.Owned[atomic.Uint64])
 	parallel(b, g, func(_, n int) {
 		for range n {
-			ctr.n.Add(1)
+			ctr.V.Add(1)
 		}
 	})
-	if got := ctr.n.Load(); got != uint64(b.N) {
+	if got := ctr.V.Load(); got != uint64(b.N) {
 		b.Fatalf("counter reached %d, want %d", got, b.N)
 	}
 }

@@ -373,17 +373,11 @@ func runTrySendFull(cfg Config) (Result, error) {
 
 // ---------------------------------------------------------------- the floor
 
-// paddedCounter keeps the shared counter alone on its cache lines, so that
-// the floor measures contention on one word and nothing else.
-type paddedCounter struct {
-	_ [128]byte
-	n atomic.Uint64
-	_ [128]byte
-}
-
 func runFAA(cfg Config) (Result, error) {
 	k := tryGoroutines(cfg)
-	ctr := new(paddedCounter)
+	// The counter alone on its lines: the floor measures contention on one
+	// word and nothing else.
+	ctr := new(Owned[atomic.Uint64])
 	var wg sync.WaitGroup
 	g := newGate()
 	for i := range k {
@@ -393,13 +387,13 @@ func runFAA(cfg Config) (Result, error) {
 			defer wg.Done()
 			g.wait()
 			for range n {
-				ctr.n.Add(1)
+				ctr.V.Add(1)
 			}
 		}()
 	}
 	t := g.start()
 	wg.Wait()
-	r := Result{Elapsed: time.Since(t), Messages: int(ctr.n.Load())}
+	r := Result{Elapsed: time.Since(t), Messages: int(ctr.V.Load())}
 	if r.Messages != cfg.Messages {
 		return r, fmt.Errorf("workload faa: counter reached %d, want %d", r.Messages, cfg.Messages)
 	}
