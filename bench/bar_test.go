@@ -22,7 +22,9 @@ var barIdle func(b *testing.B)
 //     (rendezvous) and 1 (where nearly every message meets a parked
 //     goroutine), with no local work and with ~100 ns of geometric local
 //     work.
-//   - pingpong/cap=0: rendezvous round trips, one op per one-way hop.
+//   - pingpong: rendezvous round trips, one op per one-way hop, with no
+//     local work (cap=0) and with ~100 ns of it before each send
+//     (cap=0/work=100, as in chanbench's ping-pong).
 //   - pair/cap=64: one goroutine, send then receive.
 //   - tryrecv-empty, trysend-full: failing TryRecv / TrySend on a channel of
 //     capacity 64, from GOMAXPROCS goroutines.
@@ -42,7 +44,10 @@ func BenchmarkBar(b *testing.B) {
 		}
 	}
 	runImpls(b, "pingpong/", "/cap=0", chanImpls, func(b *testing.B, im Impl) {
-		pingPong(b, im, 0)
+		pingPong(b, im, 0, 0)
+	})
+	runImpls(b, "pingpong/", "/cap=0/work=100", chanImpls, func(b *testing.B, im Impl) {
+		pingPong(b, im, 0, 100)
 	})
 	runImpls(b, "pair/", "/cap=64", chanImpls, func(b *testing.B, im Impl) {
 		pairs(b, im, 64)

@@ -143,10 +143,16 @@ func mpmc(b *testing.B, im Impl, capacity, g, work int) {
 }
 
 // pingPong bounces a value between two goroutines over two queues of the
-// given capacity; each one-way hop is one op.
-func pingPong(b *testing.B, im Impl, capacity int) {
+// given capacity; each one-way hop is one op. With work > 0 each side does
+// about that many nanoseconds of geometric local work before each send, as
+// chanbench's ping-pong does.
+func pingPong(b *testing.B, im Impl, capacity, work int) {
+	if work > 0 {
+		workload.Calibrate()
+	}
 	ab, ba := im.New(capacity, b.N), im.New(capacity, b.N)
 	aSend, aRecv, bRecv, bSend := ab.Local(), ba.Local(), ab.Local(), ba.Local()
+	wa, wb := workload.NewWork(work, 1), workload.NewWork(work, 2)
 	n := b.N
 	var wg sync.WaitGroup
 	var bad atomic.Int64
@@ -156,6 +162,7 @@ func pingPong(b *testing.B, im Impl, capacity int) {
 		defer wg.Done()
 		<-start
 		for h := 0; h < n; h += 2 {
+			wa.Do()
 			aSend.Send(h)
 			if h+1 < n {
 				if v, ok := aRecv.Recv(); !ok || v != h+1 {
@@ -177,6 +184,7 @@ func pingPong(b *testing.B, im Impl, capacity int) {
 				bad.Add(1)
 			}
 			if v+1 < n {
+				wb.Do()
 				bSend.Send(v + 1)
 			}
 		}
