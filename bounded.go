@@ -336,14 +336,14 @@ type party[T any] struct {
 // A buffered channel of two slots or more is another case: its producers
 // and consumers do not take turns, and the one that finds the buffer full
 // (or empty) usually has a partner running on the other core, about to make
-// room (or to send). With 512 loads there, rather than 16, P producers and P
-// consumers on 64 slots at GOMAXPROCS 2 took 0.81 of their time and the
-// select loop 0.79 (8/8 rounds faster, alternating order), 64 slots with
-// work 0.87, 1024 slots with work 0.88, and the rows with 1000 goroutines
-// 0.93-1.04 (256 loads gained about half as much); on one slot, where
-// nearly every message meets a parked partner, 512 loads took 1.01-1.10 of
-// the time, so one slot keeps spinPark
-// (bench/results/spin-zen5-2core-9620f13). Measured on 2 cores only.
+// room (or to send). With 512 loads there rather than 16, at GOMAXPROCS 2
+// (eight rounds of the bar in alternating order): P producers and P
+// consumers on 64 slots took 0.69 of their time (1.10x native's to 0.79x),
+// on 1024 slots 0.81, with work 0.83 and 0.82, the select loop 0.86; the
+// rows with 1000 goroutines 0.90-1.11. 256 loads gained about half as
+// much. On one slot, where nearly every message meets a parked partner,
+// 512 loads took 1.01-1.10 of the time, so one slot keeps spinPark
+// (bench/results/spin-zen5-2core-a2150af). Measured on 2 cores only.
 const (
 	spinPark     = 16  // before registering a waiter, or yielding
 	spinBuffered = 512 // the same on a buffered channel of two slots or more
