@@ -334,15 +334,16 @@ type party[T any] struct {
 // ticket waits for it, yielding after spinPark loads.
 //
 // A buffered channel of two slots or more is another case: its producers
-// and consumers do not take turns, and the one that finds the buffer full
-// (or empty) usually has a partner running on the other core, about to make
-// room (or to send). With 512 loads there rather than 16, at GOMAXPROCS 2
-// (eight rounds of the bar in alternating order): P producers and P
-// consumers on 64 slots took 0.69 of their time (1.10x native's to 0.79x),
-// on 1024 slots 0.81, with work 0.83 and 0.82, the select loop 0.86; the
-// rows with 1000 goroutines 0.90-1.11. 256 loads gained about half as
-// much. On one slot, where nearly every message meets a parked partner,
-// 512 loads took 1.01-1.10 of the time, so one slot keeps spinPark
+// and consumers do not take turns, and (our reading) the one that finds the
+// buffer full or empty usually has a partner running on the other core,
+// about to make room or to send. With 512 rounds there rather than 16, at
+// GOMAXPROCS 2: P producers and P consumers on 64 slots took 0.69-0.81 of
+// their time and the select loop 0.78-0.86 in every set measured (1.10x
+// native's time to 0.79x, and 1.25x to 1.15x, in eight rounds of the bar
+// in alternating order); with work 0.82-0.87; 1024 slots with P goroutines
+// 0.81-1.02; 1024 slots with 1000 goroutines lost (1.00-1.20). 256 rounds
+// gained less (64 slots 0.83, the select loop 0.88-0.95). On one slot 512
+// rounds took 1.01-1.10 of the time, so one slot keeps spinPark
 // (bench/results/spin-zen5-2core-a2150af). Measured on 2 cores only.
 const (
 	spinPark     = 16  // before registering a waiter, or yielding
