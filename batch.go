@@ -111,7 +111,7 @@ func (c *Chan[T]) sendMany(ctx context.Context, vs []T, w *waiter) (int, error) 
 		if c.s.Load()&closedBit != 0 {
 			return n, ErrClosed
 		}
-		if c.spin && c.awaitRoom() {
+		if c.spin > 0 && c.awaitRoom() {
 			continue
 		}
 		// No room for a batch: one Send, which may park (with a done ctx,
@@ -328,7 +328,7 @@ func (c *Chan[T]) recvBatch(dst []T) int {
 		return 0
 	}
 	sched.Point()
-	if c.spin && k > 1 {
+	if c.spin > 0 && k > 1 {
 		c.awaitLastSender(seg, r+k-1)
 	}
 	n := 0

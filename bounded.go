@@ -350,34 +350,37 @@ const (
 	spinBuffered = 512 // the same on a buffered channel of two slots or more
 )
 
-// spinBudget is how many loads a party of c spins before it registers to
-// park, with GOMAXPROCS > 1 at New (spinWhile, spinForRoom).
-func (c *Chan[T]) spinBudget() int {
-	if c.capacity > 1 {
+// spinBeforePark is how many rounds of loads the cells of a channel of the
+// given capacity made at GOMAXPROCS procs spin before they register to park
+// (spinWhile, spinForRoom; batches spin while it is not 0): none on one P,
+// where the partner cannot run meanwhile; spinBuffered on a buffered
+// channel of two slots or more; spinPark otherwise.
+func spinBeforePark(capacity, procs int) uint16 {
+	switch {
+	case procs <= 1:
+		return 0
+	case capacity > 1:
 		return spinBuffered
 	}
 	return spinPark
 }
 
-// spinWhile spins, with GOMAXPROCS > 1, up to spinBudget loads for the
-// state of cl to leave st before the caller registers to park, and reports whether
-// it did: a partner on another P is usually a few hundred nanoseconds away.
+// spinWhile spins up to c.spin loads (spinBeforePark) for the state of cl
+// to leave st before the caller registers to park, and reports whether it
+// did: a partner on another P is usually a few hundred nanoseconds away.
 // The yield that lets a partner on this P run comes after registering (in
 // await), so that the partner finds the registration: yielding before it
 // let a polling TrySend or TryRecv on one P turn a blocking partner away
 // again and again (40 ms per value at GOMAXPROCS 1).
 func (c *Chan[T]) spinWhile(cl *cell[T], st *waiter) bool {
-	return c.spin && spinLoads(cl, st, c.spinBudget())
+	return spinLoads(cl, st, int(c.spin))
 }
 
 // spinForRoom is spinWhile for a sender that found no room: it also stops
 // once a receive has made room for ticket s (implicit expansions do not mark
 // the cell; see expandImplicit).
 func (c *Chan[T]) spinForRoom(cl *cell[T], s uint64) {
-	if !c.spin {
-		return
-	}
-	for i, n := 0, c.spinBudget(); i < n; i++ {
+	for i := 0; i < int(c.spin); i++ {
 		if cl.state.Load() != nil || c.capacity > 0 && s < c.r.Load()+uint64(c.capacity) {
 			return
 		}

@@ -103,7 +103,7 @@ type Chan[T any] struct {
 	// plainCap, and none of the other fields above: no segment.
 	rb       *ringBuf[T]
 	capacity int       // as given to New
-	spin     bool      // spinning before parking can pay (GOMAXPROCS > 1 at New)
+	spin     uint16    // rounds of loads spun before parking (spinBeforePark); 0: none
 	yield    yieldMode // how a parking operation yields before it blocks (yieldBeforePark); see await
 	spares   spareList[T]
 
@@ -162,7 +162,7 @@ func newChan[T any](capacity int, ring bool, procs int) *Chan[T] {
 	if capacity > 0 {
 		c.bufSeg.Store(s) // only buffered channels expand a buffer
 	}
-	c.spin, c.yield = procs > 1, yieldBeforePark(capacity, procs)
+	c.spin, c.yield = spinBeforePark(capacity, procs), yieldBeforePark(capacity, procs)
 	return c
 }
 

@@ -750,7 +750,7 @@ var mutants = []Mutant{
 		ID:      "no-spin-before-park",
 		Rule:    rulePerf,
 		File:    "bounded.go",
-		Find:    "return c.spin && spinLoads(cl, st, c.spinBudget())",
+		Find:    "return spinLoads(cl, st, int(c.spin))",
 		Replace: "return false",
 		What:    "spinWhile: never spins before registering to park (expected harmless: performance only)",
 	},
