@@ -377,34 +377,43 @@ func (c *Chan[T]) spinWhile(cl *cell[T], st *waiter) bool {
 }
 
 // spinForRoom is spinWhile for the send of ticket s in cell cl of seg,
-// which found no room: it also stops once receives have made room (implicit
-// expansions do not mark the cell; see expandImplicit). It only delays the
-// sender's next look: sendCell decides what to do after it.
+// which found no room. It only delays the sender's next look: sendCell
+// decides what to do after it.
 //
-// On one slot it loads R at every round. On a larger buffer it does not
-// load R while it spins. R's line is the one that every receive's
-// fetch-and-add writes, and a sender loading it in a loop takes that line
-// from the consumers at every load, slowing the receives it waits for; a
-// sender that went on at the first free slot would also meet the full
-// buffer again at its next send, and load R again, once per value. It
-// watches instead the cell of ticket q = s - capacity + k, k =
-// min(capacity/8, 16), where that cell lies in seg: q's receive writes it
-// when it has taken its value, and then R > q, so that s and the k - 1
-// tickets after it have room (R + capacity > s + k - 1). On a change there
-// it loads R once. A sender that goes on then finds the room for its next
-// sends below roomSeen, without loading R. Where q's cell lies in an
-// earlier segment the sender spins on its own cell only, and sendCell
-// loads R when the spin ends. Against loading R at every round, at
-// GOMAXPROCS 2 on our 2-core VM (three sets of eight rounds in
-// alternating order, medians of the paired ratios): P producers and P
-// consumers without work on 1024 slots took 0.67-0.81 of the time, with
-// 1000 goroutines 0.83-0.88; on 64 slots 0.95-1.02, the select loop
-// 0.96-0.99, the rows with work 0.96-1.08; one producer and one consumer
-// on 1024 slots 0.69 (ten rounds: 1.18x native's time to 0.81x), but
-// 0.91-1.17 where the consumer drains with TryRecv through the Chan, whose
-// loads of S are its cost (bench/results/stores-zen5-2core-7f97344). On
-// one slot, watching a cell took 1.02-1.12 of the time: there the sender
-// spins only spinPark rounds, and R moves before the cell is written.
+// On one slot it stops once a receive has made room (s < R + capacity),
+// loading R at every round. On a larger buffer it does not load R while it
+// spins. R's line is the one that every receive's fetch-and-add writes,
+// and a sender loading it in a loop takes that line from the consumers at
+// every load, slowing the receives it waits for; a sender that went on at
+// the first free slot would also find the buffer full again at its next
+// send, and load R again, once per value. Where the cell of ticket q = s -
+// capacity + k, k = min(capacity/8, 16), lies in seg, the sender watches
+// that cell: q's receive writes it once it has taken its value, and then
+// R > q, so that s and the k tickets after it have room (R + capacity >
+// s + k). It stops at once if that receive has written it already (the
+// cell is consumed; seg is in its current life while s's cell is not
+// final, so the mark is from this life), and otherwise loads R at each
+// change of the cell, stopping once s has room. A sender that goes on then
+// finds the room for its next sends below roomSeen (raised by sendCell's
+// roomFor), without loading R. Where q's cell lies in an earlier segment
+// (for the first capacity - k tickets of each segment, so for every ticket
+// on buffers of segSize + 16 slots or more) the sender spins on its own
+// cell only, for the whole budget unless that cell changes, and sendCell
+// loads R after it.
+//
+// Measured at GOMAXPROCS 2 only, on our 2-core VM, against loading R at
+// every round (sets of six or eight rounds in alternating order, medians
+// of the paired ratios; bench/results/stores-zen5-2core-7f97344): on 1024
+// slots, where the own cell alone is watched, P producers and P consumers
+// without work took 0.67, 0.70, 0.81, 0.90 and 1.03 of the time in five
+// sets, with 1000 goroutines 0.77-0.89, and one producer and one consumer
+// 0.69 (ten rounds: 1.18x native's time to 0.81x); on 64 slots 0.95-1.02
+// and the select loop 0.96-0.99 in three sets, where spinning on the own
+// cell alone took 1.08-1.12 and 1.16-1.29; the rows with work 0.96-1.08. A
+// consumer that drains with TryRecv through the Chan took 0.91-1.17 of the
+// time: its loads of S are its cost. On one slot, watching a cell took
+// 1.02-1.12 of the time: there the sender spins only spinPark rounds, and
+// R moves before the cell is written.
 func (c *Chan[T]) spinForRoom(seg *segment[T], cl *cell[T], s uint64) {
 	capa := uint64(c.capacity)
 	if capa <= 1 {
@@ -420,7 +429,9 @@ func (c *Chan[T]) spinForRoom(seg *segment[T], cl *cell[T], s uint64) {
 	k := min(capa/8, 16)
 	if q := s - capa + k; s >= capa && q>>segShift == s>>segShift {
 		w = seg.cell(int(q & segMask))
-		wst = w.state.Load()
+		if wst = w.state.Load(); wst == stConsumed {
+			return // R > q already
+		}
 	}
 	for i := 0; i < int(c.spin); i++ {
 		if cl.state.Load() != nil {
