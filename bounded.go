@@ -341,7 +341,9 @@ type party[T any] struct {
 // their time and the select loop 0.78-0.86 in every set measured (1.10x
 // native's time to 0.79x, and 1.25x to 1.15x, in eight rounds of the bar
 // in alternating order); with work 0.82-0.97; 1024 slots with P goroutines
-// 0.81-1.02; 1024 slots with 1000 goroutines lost (1.00-1.20). 256 rounds
+// 0.81-1.02; 1024 slots with 1000 goroutines lost (1.00-1.20). A
+// sender's round then loaded R as well as its cell; without those loads
+// (see spinForRoom) that row took 0.77-0.89 of the time. 256 rounds
 // gained less (64 slots 0.83, the select loop 0.88-0.95). On one slot 512
 // rounds took 1.01-1.10 of the time, so one slot keeps spinPark
 // (bench/results/spin-zen5-2core-a2150af). Measured on 2 cores only.
