@@ -418,19 +418,10 @@ func (c *Chan[T]) spinWhile(cl *cell[T], st *waiter) bool {
 // R moves before the cell is written.
 func (c *Chan[T]) spinForRoom(seg *segment[T], cl *cell[T], s uint64) {
 	capa := uint64(c.capacity)
-	if capa <= 1 {
-		for i := 0; i < int(c.spin); i++ {
-			if cl.state.Load() != nil || capa == 1 && s < c.r.Load()+capa {
-				return
-			}
-		}
-		return
-	}
-	var w *cell[T] // the cell of ticket q, if it lies in seg
+	var w *cell[T] // the cell of ticket q, where it is watched
 	var wst *waiter
-	k := min(capa/8, 16)
-	if q := s - capa + k; s >= capa && q>>segShift == s>>segShift {
-		w = seg.cell(int(q & segMask))
+	if k := min(capa/8, 16); capa > 1 && s >= capa && (s-capa+k)>>segShift == s>>segShift {
+		w = seg.cell(int((s - capa + k) & segMask))
 		if wst = w.state.Load(); wst == stConsumed {
 			return // R > q already
 		}
@@ -439,13 +430,17 @@ func (c *Chan[T]) spinForRoom(seg *segment[T], cl *cell[T], s uint64) {
 		if cl.state.Load() != nil {
 			return
 		}
-		if w == nil {
-			continue
-		}
-		if st := w.state.Load(); st != wst {
-			wst = st
+		switch {
+		case capa == 1: // one slot: R at every round
 			if s < c.r.Load()+capa {
 				return
+			}
+		case w != nil:
+			if st := w.state.Load(); st != wst {
+				wst = st
+				if s < c.r.Load()+capa {
+					return
+				}
 			}
 		}
 	}
