@@ -9,7 +9,7 @@ import "testing"
 // message changes with the number of goroutines waiting their turn, which
 // the bar samples only at 2·GOMAXPROCS and 1000:
 //
-//	go test ./bench -run '^$' -bench '^BenchmarkGoroutines$' -count 5 -cpu 1 -timeout 0
+//	go test ./bench -run '^$' -bench '^BenchmarkGoroutines$' -benchtime 200ms -count 10 -cpu 1 -timeout 0
 func BenchmarkGoroutines(b *testing.B) {
 	for _, c := range []int{0, 1} {
 		for _, g := range []int{2, 8, 32, 128, 512, 1000, 2000} {
